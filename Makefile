@@ -1,0 +1,55 @@
+# docintel: the README's two commands are `make demo` and `make test`.
+# Both set up a bare Debian machine as root: system packages (Tesseract, Python venv) from apt,
+# Python packages into ./.venv from PyPI. Nothing else is installed by hand.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STORE  ?= .docintel-demo
+SHARED ?= ../shared/corpora
+export OMP_THREAD_LIMIT := 1
+
+.PHONY: help sysdeps install demo test test-fast bench clean
+
+help:
+	@echo "make demo    install everything, ingest + escalate corpora/, ask a question"
+	@echo "make test    install everything, run the test suite and the golden questions"
+	@echo "make bench   benchmarks (bench/*.py), printing ratios against in-run baselines"
+	@echo "make clean   remove the venv, demo store and caches"
+
+# System packages: Tesseract for scanned pages, venv support for Debian's python3.
+sysdeps:
+	@missing=""; \
+	command -v tesseract >/dev/null 2>&1 || missing="$$missing tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd"; \
+	command -v $(PYTHON) >/dev/null 2>&1 || missing="$$missing python3 python3-venv python3-pip"; \
+	if command -v $(PYTHON) >/dev/null 2>&1 && ! $(PYTHON) -c "import venv, ensurepip" >/dev/null 2>&1; then missing="$$missing python3-venv python3-pip"; fi; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "need:$$missing  (run: sudo apt-get install -y$$missing)"; exit 1; fi; \
+	  echo "apt-get install$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+$(BIN)/docintel: pyproject.toml | sysdeps
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $@
+
+install: sysdeps $(BIN)/docintel
+
+demo: install
+	$(BIN)/docintel ingest corpora/ --store $(STORE); test $$? -le 1
+	$(BIN)/docintel pages NIST.FIPS.199.pdf --store $(STORE)
+	$(BIN)/docintel toc NIST.FIPS.199.pdf --store $(STORE)
+
+test: install
+	$(BIN)/python -m pytest -q
+
+test-fast: install
+	$(BIN)/python -m pytest -q -m "not slow"
+
+bench: install
+	$(BIN)/python bench/ingest.py
+
+clean:
+	rm -rf $(VENV) $(STORE) .pytest_cache *.egg-info

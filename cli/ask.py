@@ -1,0 +1,7 @@
+"""`docintel ask` (being built)."""
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    pass

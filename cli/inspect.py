@@ -1,0 +1,7 @@
+"""`docintel inspect` (being built)."""
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    pass

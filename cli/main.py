@@ -1,0 +1,35 @@
+"""The `docintel` command. Each subcommand lives in its own module and registers itself here."""
+
+from __future__ import annotations
+
+import typer
+
+from cli import ask, escalate, evaluate, ingest, inspect
+
+app = typer.Typer(
+    name="docintel",
+    help=(
+        "Ask questions of a local PDF corpus and get finished answers.\n\n"
+        "  docintel ingest corpora/          parse every page cheaply, flag the hard ones\n\n"
+        "  docintel escalate                 re-parse only the flagged pages, deeper\n\n"
+        "  docintel ask \"What is ...?\"       answer, following 'see Table 3' to the number\n\n"
+        "  docintel eval corpora/golden/*.yaml   golden questions for CI\n\n"
+        "Exit codes: 0 ok; 1 some inputs failed (the rest was saved) or an eval regressed; "
+        "2 usage error (bad flag, unknown doc, empty store)."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+)
+
+for module in (ingest, escalate, ask, evaluate, inspect):
+    module.register(app)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Parsing: the cheap baseline, per-page signals, document structure, deeper methods."""

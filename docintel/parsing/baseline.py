@@ -1,0 +1,65 @@
+"""The cheap baseline: one line_df row per PyMuPDF text line, with geometry and font facts.
+
+Image blocks are left out of the text walk (decoding them is most of ``get_text("dict")``'s
+cost); image placements come from ``page.get_image_info()`` instead (see signals/images).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docintel.parsing.columns import assign_columns
+from docintel.parsing.fitz import pymupdf
+
+METHOD = "pymupdf"
+_BOLD = 16  # PyMuPDF span flag bit: bold
+
+
+def text_flags() -> int:
+    m = pymupdf()
+    return (m.TEXTFLAGS_DICT & ~m.TEXT_PRESERVE_IMAGES) | m.TEXT_MEDIABOX_CLIP
+
+
+def extract_lines(page: Any, doc_id: str, page_num: int) -> list[dict[str, Any]]:
+    """line_df rows (parsing_method ``pymupdf``) for one page, in content-stream order.
+
+    ``column`` is filled from the page's own x-distribution (:func:`assign_columns`).
+    """
+    data = page.get_text("dict", flags=text_flags())
+    rows: list[dict[str, Any]] = []
+    for block in data["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
+        for block_line, line in enumerate(block["lines"]):
+            spans = [s for s in line["spans"] if s["text"]]
+            text = "".join(s["text"] for s in spans).strip()
+            if not text:
+                continue
+            weights = [len(s["text"].strip()) or 1 for s in spans]
+            total = sum(weights)
+            main = max(zip(weights, range(len(spans))))[1]
+            bold_chars = sum(w for w, s in zip(weights, spans) if s["flags"] & _BOLD or "bold" in s["font"].lower())
+            x0, y0, x1, y1 = line["bbox"]
+            rows.append(
+                {
+                    "doc_id": doc_id,
+                    "page_num": page_num,
+                    "line_num": len(rows) + 1,
+                    "text": " ".join(text.split()),
+                    "x0": x0,
+                    "y0": y0,
+                    "x1": x1,
+                    "y1": y1,
+                    "block_num": block["number"],
+                    "block_line": block_line,
+                    "font_size": round(max(s["size"] for s in spans), 2),
+                    "bold": bold_chars * 2 > total,
+                    "font": spans[main]["font"],
+                    "kind": "text",
+                    "parsing_method": METHOD,
+                }
+            )
+    labels, _ = assign_columns(rows, page.rect.width)
+    for row, label in zip(rows, labels):
+        row["column"] = label
+    return rows

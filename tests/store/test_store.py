@@ -1,0 +1,140 @@
+"""The store: atomic document writes, add-only escalation rows, the write lock, doc lookup."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+
+import pandas as pd
+import pytest
+
+from docintel.errors import EmptyStoreError, StoreLockedError, UnknownDocumentError
+from docintel.schemas.tables import TABLES, to_arrow
+from docintel.store import Store
+from docintel.store import atomic
+from docintel.store.view import combine
+
+
+def _line(page, n, text, method="pymupdf", **kw):
+    row = dict(doc_id="d1", page_num=page, line_num=n, text=text, x0=10.0, y0=10.0 * n, x1=200.0,
+               y1=10.0 * n + 8, kind="text", parsing_method=method)
+    row.update(kw)
+    return row
+
+
+def _tables(doc_id="d1", lines=None):
+    lines = lines or [_line(1, 1, "hello"), _line(1, 2, "world")]
+    tables = {name: to_arrow([], schema) for name, schema in TABLES.items()}
+    tables["documents"] = to_arrow([{"doc_id": doc_id, "file_name": f"{doc_id}.pdf", "n_pages": 1}], TABLES["documents"])
+    tables["line_df"] = to_arrow(lines, TABLES["line_df"])
+    tables["page_df"] = to_arrow([{"doc_id": doc_id, "page_num": 1, "parsing_method": "pymupdf", "coverage": "page"}], TABLES["page_df"])
+    return tables
+
+
+def test_write_and_read_roundtrip(tmp_path):
+    store = Store(tmp_path)
+    with store.lock("test"):
+        store.write_document("d1", _tables(), {"file_name": "d1.pdf", "path": "/x/d1.pdf"})
+    assert store.doc_ids() == ["d1"]
+    lines = store.read_table("line_df")
+    assert list(lines["text"]) == ["hello", "world"]
+    assert set(lines.columns) >= {"doc_id", "page_num", "line_num", "parsing_method", "kind"}
+
+
+def test_rewrite_replaces_whole_version_and_leaves_no_staging(tmp_path):
+    store = Store(tmp_path)
+    with store.lock("test"):
+        store.write_document("d1", _tables(), {"file_name": "d1.pdf"})
+        store.write_document("d1", _tables(lines=[_line(1, 1, "new")]), {"file_name": "d1.pdf"})
+    assert list(store.read_table("line_df")["text"]) == ["new"]
+    assert [p.name for p in store.docs_dir.iterdir()] == ["d1"]
+
+
+def test_killed_swap_is_recovered(tmp_path):
+    store = Store(tmp_path)
+    with store.lock("test"):
+        store.write_document("d1", _tables(), {"file_name": "d1.pdf"})
+    # simulate a run killed between renaming the old version aside and moving the new one in
+    (store.docs_dir / "d1").rename(store.docs_dir / ".old-d1")
+    (store.docs_dir / ".tmp-d1-dead").mkdir()
+    atomic.recover_dir(store.docs_dir)
+    assert store.doc_ids() == ["d1"]
+    assert not (store.docs_dir / ".tmp-d1-dead").exists()
+
+
+def test_add_rows_is_idempotent_and_keeps_other_methods(tmp_path):
+    store = Store(tmp_path)
+    with store.lock("test"):
+        store.write_document("d1", _tables(), {"file_name": "d1.pdf"})
+        deep = to_arrow([_line(1, 1, "row A", method="deep")], TABLES["line_df"])
+        store.add_rows("d1", "line_df", deep)
+        store.add_rows("d1", "line_df", deep)
+    lines = store.read_table("line_df")
+    assert sorted(lines["parsing_method"]) == ["deep", "pymupdf", "pymupdf"]
+
+
+def _hold_lock(root, ready, release):
+    with Store(root).lock("ingest"):
+        ready.set()
+        release.wait(10)
+
+
+def test_second_writer_gets_a_clear_message(tmp_path):
+    ctx = mp.get_context("spawn")
+    ready, release = ctx.Event(), ctx.Event()
+    proc = ctx.Process(target=_hold_lock, args=(str(tmp_path), ready, release))
+    proc.start()
+    try:
+        assert ready.wait(20)
+        with pytest.raises(StoreLockedError, match="being written by docintel ingest"):
+            with Store(tmp_path).lock("ingest"):
+                pass
+    finally:
+        release.set()
+        proc.join(10)
+    with Store(tmp_path).lock("ingest"):  # free again
+        pass
+
+
+def test_resolve_docs(tmp_path):
+    store = Store(tmp_path)
+    with pytest.raises(EmptyStoreError, match="docintel ingest"):
+        store.resolve_docs([])
+    with store.lock("test"):
+        store.write_document("abcdef0123456789", _tables("abcdef0123456789"), {"file_name": "fips.pdf", "path": "/c/fips.pdf"})
+    assert store.resolve_docs(["fips.pdf"]) == ["abcdef0123456789"]
+    assert store.resolve_docs(["/elsewhere/fips.pdf"]) == ["abcdef0123456789"]
+    assert store.resolve_docs(["abcdef01"]) == ["abcdef0123456789"]
+    with pytest.raises(UnknownDocumentError, match="fips.pdf"):
+        store.resolve_docs(["nope.pdf"])
+
+
+def test_view_prefers_region_rows_inside_their_box_only():
+    lines = pd.DataFrame(
+        [
+            _line(9, 1, "Table 3: caption", y0=10, y1=18),
+            _line(9, 2, "base 6 512", y0=30, y1=38),
+            _line(9, 3, "(E) 4.92 25.7", y0=40, y1=48),
+            _line(9, 4, "prose after the table", y0=80, y1=88),
+            _line(9, 1, "(E) | PPL (dev): 4.92", method="tables", y0=28, y1=50, kind="table_row", object_key="table:3"),
+        ]
+    )
+    pages = pd.DataFrame(
+        [
+            {"page_num": 9, "parsing_method": "pymupdf", "coverage": "page", "error": None},
+            {"page_num": 9, "parsing_method": "tables", "coverage": "region", "error": None},
+        ]
+    )
+    view = combine(lines, pages)
+    assert list(view["text"]) == ["Table 3: caption", "(E) | PPL (dev): 4.92", "prose after the table"]
+    assert list(view["parsing_method"]) == ["pymupdf", "tables", "pymupdf"]
+
+
+def test_view_ignores_failed_methods():
+    lines = pd.DataFrame([_line(2, 1, "baseline"), _line(2, 1, "garbage", method="ocr_hires")])
+    pages = pd.DataFrame(
+        [
+            {"page_num": 2, "parsing_method": "pymupdf", "coverage": "page", "error": None},
+            {"page_num": 2, "parsing_method": "ocr_hires", "coverage": "page", "error": "boom"},
+        ]
+    )
+    assert list(combine(lines, pages)["text"]) == ["baseline"]

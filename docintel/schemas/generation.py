@@ -1,0 +1,117 @@
+"""What a generator reads and returns (docintel.generation.base.Generator).
+
+The orchestrator builds a :class:`GenerationRequest` from retrieved line spans and reads back a
+:class:`GeneratedAnswer`. Passage text is DATA quoted from documents: a generator never obeys
+instructions found in it.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from docintel.schemas.answers import (
+    Citation,
+    Completeness,
+    Origin,
+    PendingReference,
+    RefType,
+    ResolvedReference,
+    RetrievedVia,
+    Tokens,
+)
+from docintel.schemas.questions import ParsedQuestion
+
+
+class Cell(BaseModel):
+    """One table cell paired with its column header."""
+
+    header: str = ""
+    value: str = ""
+
+
+class PassageLine(BaseModel):
+    """One line of a retrieved span (a line_df row of the page's best parse)."""
+
+    line_num: int
+    text: str
+    kind: str = Field("text", description="text | table_row | figure_text | image | header")
+    parsing_method: str = "pymupdf"
+    row_key: str | None = Field(None, description='table_row sub-selector: "(E)", "base".')
+    cells: list[Cell] = Field(default_factory=list, description="table_row cells with their headers.")
+    x0: float | None = None
+    y0: float | None = None
+    x1: float | None = None
+    y1: float | None = None
+
+
+class Passage(BaseModel):
+    """A span of lines on one page, and how retrieval reached it."""
+
+    passage_id: str = Field(description='Short id a generator cites: "P1", "R1".')
+    doc_id: str
+    doc: str = Field(description="File name of the document.")
+    page: int = Field(description="1-based physical page.")
+    page_label: str = Field(description="Printed page label.")
+    line_start: int
+    line_end: int
+    parsing_method: str = Field(description="Parse the lines come from; 'a+b' when mixed.")
+    retrieved_via: RetrievedVia
+    referenced_from: Origin | None = Field(None, description="Set when retrieved_via is reference.")
+    reference_text: str | None = Field(None, description='The pointer that led here: "Table 3 row (E)".')
+    ref_type: RefType | None = Field(None, description="Type of that pointer.")
+    sub_selector: str | None = Field(None, description='Row asked for inside the target: "E".')
+    note: str | None = Field(
+        None, description="""Provenance for a reader: "pulled in because of 'Table 3 row (E)' on page 6 line 28"."""
+    )
+    score: float | None = Field(None, description="Retrieval score of the page (primary passages).")
+    lines: list[PassageLine] = Field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line.text for line in self.lines)
+
+    def citation(self, line_start: int | None = None, line_end: int | None = None) -> Citation:
+        """A Citation for this passage, optionally narrowed to a line span."""
+        return Citation(
+            doc_id=self.doc_id,
+            doc=self.doc,
+            page=self.page,
+            page_label=self.page_label,
+            line_start=self.line_start if line_start is None else line_start,
+            line_end=self.line_end if line_end is None else line_end,
+            retrieved_via=self.retrieved_via,
+            referenced_from=self.referenced_from,
+            reference_text=self.reference_text,
+            parsing_method=self.parsing_method,
+        )
+
+
+class GenerationRequest(BaseModel):
+    """Everything a generator sees for one pass."""
+
+    question: str
+    parsed: ParsedQuestion
+    passages: list[Passage] = Field(
+        default_factory=list, description="Primary passages first, then passages pulled in by references."
+    )
+    pass_number: int = Field(1, ge=1, description="1 = first pass; 2+ = after resolving references.")
+    resolved_references: list[ResolvedReference] = Field(
+        default_factory=list,
+        description="What the resolver made of earlier pointers (resolved / external / unresolved).",
+    )
+    model: str | None = Field(None, description="Model name for LLM generators.")
+
+
+class GeneratedAnswer(BaseModel):
+    """A generator's typed answer for one pass. The orchestrator reads only
+    ``answer_completeness`` and ``pending_references`` to decide what to do next."""
+
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    pending_references: list[PendingReference] = Field(
+        default_factory=list,
+        description="Pointers in the used passages that the answer depends on and that are not yet followed.",
+    )
+    answer_completeness: Completeness
+    llm_calls: int = 0
+    tokens: Tokens = Field(default_factory=Tokens)

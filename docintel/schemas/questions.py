@@ -1,0 +1,39 @@
+"""The parsed question: what the question parser hands to retrieval, generation and the loop."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+from docintel.schemas.answers import PendingReference
+
+
+class AnswerShape(str, Enum):
+    """What kind of answer the question asks for."""
+
+    value = "value"  # a number, a date, an amount: "What is the BLEU score of ...?"
+    comparison = "comparison"  # "Is A better than B?", "How does A compare to B?"
+    yes_no = "yes_no"  # "Do learned embeddings give similar results?"
+    definition = "definition"  # "What is a ...?", "Define ..."
+    list = "list"  # "Which ...?", "List the ..."
+    other = "other"
+
+
+class ParsedQuestion(BaseModel):
+    """A question taken apart for retrieval and generation."""
+
+    text: str = Field(description="The question as asked.")
+    keywords: list[str] = Field(default_factory=list, description="Lower-case content words, stop words out.")
+    terms: list[str] = Field(
+        default_factory=list, description='Multi-word terms kept whole: "positional embeddings".'
+    )
+    numbers: list[str] = Field(default_factory=list, description="Numbers and ids named in the question.")
+    pointers: list[PendingReference] = Field(
+        default_factory=list, description='Pointers named in the question itself: "in Table 3".'
+    )
+    shape: AnswerShape = Field(AnswerShape.other, description="The answer shape asked for.")
+    doc_hints: list[str] = Field(
+        default_factory=list,
+        description='Words that name a document ("the Transformer paper" -> ["transformer"]).',
+    )

@@ -57,6 +57,17 @@ class AskSettings(BaseModel):
     trace: Path | None = Field(None, description="Write a JSON trace of every pass here.")
 
 
+class EvalSettings(BaseModel):
+    """How `eval` runs golden questions."""
+
+    own_store: bool = Field(
+        True,
+        description="Ingest and escalate each golden file's documents into eval's own store "
+        "(<golden dir>/.docintel-eval, incremental) instead of using `store` as is; "
+        "the CLI sets False when --store is given.",
+    )
+
+
 class Settings(BaseModel):
     """Everything a docintel run needs to know."""
 
@@ -67,6 +78,7 @@ class Settings(BaseModel):
     escalate: EscalateSettings = Field(default_factory=EscalateSettings)
     ask: AskSettings = Field(default_factory=AskSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    eval: EvalSettings = Field(default_factory=EvalSettings)
 
     @classmethod
     def load(cls, env: dict[str, str] | None = None, **overrides: Any) -> "Settings":

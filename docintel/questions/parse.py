@@ -1,0 +1,109 @@
+"""Question parsing: keywords, multi-word terms, pointers named in the question, answer shape,
+document hints. Pure functions; pointer detection is passed in by the orchestrator."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from docintel.schemas.answers import PendingReference
+from docintel.schemas.questions import AnswerShape, ParsedQuestion
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any are aren't as at be because been before
+    being below between both but by can cannot could couldn't did didn't do does doesn't doing don't down
+    during each either few for from further get gets give given gives had hadn't has hasn't have haven't
+    having he her here hers herself him himself his how however i if in into is isn't it it's its itself
+    just let me more most must my myself no nor not now of off on once one ones only or other ought our ours
+    ourselves out over own per please same she should shouldn't so some such tell than that that's the
+    their theirs them themselves then there there's these they this those through to too under until up
+    upon us very via was wasn't we were weren't what what's when where which while who whom whose why will
+    with within without won't would wouldn't yes you your yours yourself yourselves
+    according described define defined definition describe explain list lists name named say says said
+    state stated show shows shown mean means meaning much many whether compare compared comparison
+    document documents paper papers report reports standard publication guide guideline guidelines
+    doc pdf file
+    """.split()
+)
+
+# words that say something about the answer's shape but carry no topic
+_SHAPE_WORDS = frozenset("similar similarly different differ differs better worse same versus vs".split())
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-']*[A-Za-z0-9]|[A-Za-z]|\d+(?:[.,]\d+)*%?")
+_NUMBER = re.compile(r"^\d+(?:[.,]\d+)*%?$")
+_DOC_HINT = re.compile(
+    r"(?i)\b(?:in|from|of|per)\s+(?:the\s+)?(?P<name>[A-Za-z0-9][\w\-./ ]{1,60}?)\s+"
+    r"(?:paper|document|report|standard|publication|guide|guideline|spec|specification|pdf|contract|agreement)\b"
+)
+
+PointerFinder = Callable[[str], list[PendingReference]]
+
+
+def tokens(text: str) -> list[str]:
+    return [t.strip("'").lower() for t in _TOKEN.findall(text)]
+
+
+def answer_shape(text: str) -> AnswerShape:
+    q = text.strip().lower()
+    first = q.split()[0] if q.split() else ""
+    if re.search(r"\b(compare|comparison|versus|vs\.?|differ|difference|better|worse|higher|lower|more than|less than)\b", q):
+        if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will"}:
+            return AnswerShape.yes_no
+        return AnswerShape.comparison
+    if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will", "must", "may"}:
+        return AnswerShape.yes_no
+    if re.match(r"^(what|who)\s+(is|are)\s+(a|an|the\s+definition|meant)\b", q) or re.search(r"\b(define|definition of|what does .+ mean|meaning of)\b", q):
+        return AnswerShape.definition
+    if re.match(r"^(list|enumerate|name)\b", q) or re.match(r"^(which|what)\s+(are|\w+s)\b", q):
+        return AnswerShape.list
+    if re.match(r"^(how\s+(many|much|long|often|large|big|small)|what\s+(is|was|are)\s+the\s+\w*\s*(value|number|score|rate|size|amount|limit|period|length|duration|percentage|count|minimum|maximum))", q) or re.search(r"\b(how many|how much|what percentage|what value|which value)\b", q):
+        return AnswerShape.value
+    if first in {"what", "when", "how"}:
+        return AnswerShape.value
+    return AnswerShape.other
+
+
+def parse_question(text: str, find_pointers: PointerFinder | None = None) -> ParsedQuestion:
+    """Take a question apart. ``find_pointers`` (from docintel.references) detects "in Table 3"."""
+    text = " ".join(text.split())
+    toks = tokens(text)
+    keywords: list[str] = []
+    for t in toks:
+        if t in STOP_WORDS or t in _SHAPE_WORDS or (len(t) < 2 and not t.isdigit()):
+            continue
+        if t not in keywords:
+            keywords.append(t)
+    # multi-word terms: runs of 2-3 adjacent content words
+    terms: list[str] = []
+    run: list[str] = []
+    for t in toks + [""]:
+        if t and t not in STOP_WORDS and t not in _SHAPE_WORDS and not _NUMBER.match(t):
+            run.append(t)
+            continue
+        if len(run) >= 2:
+            for n in (3, 2):
+                for i in range(0, len(run) - n + 1):
+                    term = " ".join(run[i : i + n])
+                    if term not in terms:
+                        terms.append(term)
+        run = []
+    numbers = [t for t in toks if _NUMBER.match(t)]
+    hints = []
+    for m in _DOC_HINT.finditer(text):
+        words = [w for w in tokens(m.group("name")) if w not in STOP_WORDS]
+        hints.extend(w for w in words if w not in hints)
+    pointers = find_pointers(text) if find_pointers else []
+    # an external name in a question ("in FIPS 199") names a document to look in, not a pointer
+    for p in [p for p in pointers if p.ref_type.value == "external"]:
+        hints.extend(w for w in tokens(p.raw_text) if w not in hints)
+    pointers = [p for p in pointers if p.ref_type.value != "external"]
+    return ParsedQuestion(
+        text=text,
+        keywords=keywords,
+        terms=terms,
+        numbers=numbers,
+        pointers=pointers,
+        shape=answer_shape(text),
+        doc_hints=hints,
+    )

@@ -1,0 +1,213 @@
+"""Pointer detection: find "see Table 3 row (E)", "as defined in Section 7.2", "SP 800-53".
+
+Pure functions of text. Internal pointers name a part of the same document (section, table,
+figure, appendix, annex, schedule, exhibit, clause, equation, page, "the previous section");
+external pointers name another document (ISO/IEC 27001 Annex A, SP 800-53, FIPS 200,
+44 U.S.C. 3542) and are only ever named, never fetched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docintel.schemas.answers import PendingReference, RefType
+
+# -- vocabulary ----------------------------------------------------------------------------
+
+_TYPE_WORDS: list[tuple[RefType, str]] = [
+    (RefType.section, r"sub-?sections?|sections?|secs?\.|§§?|chapters?|paragraphs?|para\."),
+    (RefType.table, r"tables?|tab\."),
+    (RefType.figure, r"figures?|figs?\."),
+    (RefType.appendix, r"appendix|appendices|app\."),
+    (RefType.annex, r"annex(?:es)?"),
+    (RefType.schedule, r"schedules?"),
+    (RefType.exhibit, r"exhibits?"),
+    (RefType.clause, r"clauses?|articles?"),
+    (RefType.equation, r"equations?|eqs?\.|eqn\.?"),
+    (RefType.page, r"pages?|pp?\."),
+]
+_TYPE_OF_WORD = [(t, re.compile(rf"^(?:{w})$", re.I)) for t, w in _TYPE_WORDS]
+
+# an id: 3 | 3.2.2 | 7.2(b) | A | A.1 | A-1 | 2-1 | IV | D-3a
+_ID = r"(?:[A-Z]{1,2}[.\-]?\d+(?:[.\-]\d+)*[a-z]?|\d+(?:[.\-]\d+)*[a-z]?(?:\([a-z0-9]{1,3}\))?|[A-Z](?![A-Za-z])|[IVXL]{1,5}(?![A-Za-z]))"
+_SUB = r"(?:\s*,?\s*(?:(?:rows?|lines?|items?|entry|entries)\s+\(?(?P<sub>[A-Za-z0-9]{1,6})\)?(?![A-Za-z0-9])|\((?P<sub2>[a-z0-9]{1,3})\)))"
+_TYPES = "|".join(w for _, w in _TYPE_WORDS)
+_INTERNAL = re.compile(
+    rf"(?<![A-Za-z])(?P<word>(?i:{_TYPES}))\s*(?P<id>{_ID})(?P<more>(?:\s*(?:,|and|or|&|to|through|-|–)\s*{_ID}(?![.\-]?\d))*){_SUB}?"
+)
+_ROW_FIRST = re.compile(
+    rf"(?<![A-Za-z])(?i:rows?)\s+\(?(?P<sub>[A-Za-z0-9]{{1,6}})\)?\s+(?i:of|in)\s+(?:the\s+)?(?P<word>(?i:tables?|tab\.))\s*(?P<id>{_ID})"
+)
+_RELATIVE = re.compile(
+    r"(?i)\bthe\s+(?P<dir>previous|preceding|prior|next|following|subsequent)\s+(?P<word>section|chapter|table|figure)"
+)
+_TRIGGER = re.compile(
+    r"(?i)(?:\bsee(?:\s+also)?|\bcf\.?|\bper|\bas\s+per|\bdefined\s+in|\bdescribed\s+in|\bin\s+accordance\s+with"
+    r"|\bsubject\s+to|\bset\s+(?:out|forth)\s+in|\bstated\s+in|\bshown\s+in|\blisted\s+in|\bspecified\s+in"
+    r"|\bgiven\s+in|\bprovided\s+in|\brefer\s+to|\breferenced\s+in|\bpursuant\s+to|\bunder|\bnoted\s+in"
+    r"|\bdetailed\s+in|\bfound\s+in|\bsummari[sz]ed\s+in|\breported\s+in|\bpresented\s+in|\bin|\bof|\bfrom|\bby)"
+    r"(?:\s+(?:the|this|that|our))?\s*[(\[]?\s*$"
+)
+
+_EXTERNAL = [
+    re.compile(r"\bISO(?:/IEC)?(?:/IEEE)?\s*\d{3,5}(?:-\d+)*(?::\d{4})?(?:\s*,?\s*Annex\s+[A-Z](?![A-Za-z]))?"),
+    re.compile(
+        r"(?:\bNIST\s+)?(?:\bSP|\bSpecial\s+Publication)\s*\d{3}-\d{1,3}[A-Za-z]?(?:\s*(?:Rev(?:ision)?\.?|r)\s*\d+)?(?:\s*Vol(?:ume)?\.?\s*\d+)?"
+    ),
+    re.compile(r"\bFIPS(?:\s+PUB(?:LICATION)?)?\s*\d{2,3}(?:-\d+)?"),
+    re.compile(r"\[?\b\d{1,2}\s+U\.\s?S\.\s?C\.?,?\s*(?:(?i:sec(?:tion)?s?)\.?|§§?)?\s*\d+[a-z]?(?:\([a-z0-9]+\))*\]?"),
+    re.compile(r"\b\d{1,2}\s+C\.?F\.?R\.?\s*(?:(?i:part)\s*)?\d+(?:\.\d+)?"),
+    re.compile(r"\bOMB\s+(?:Circular|Memorandum|M)\s*[A-Z]?-?\d+(?:-\d+)?"),
+    re.compile(r"\bRFC\s*\d{3,5}"),
+    re.compile(r"\bPublic\s+Law\s+\d+-\d+"),
+    re.compile(r"\bNISTIR\s*\d{4}"),
+]
+
+
+@dataclass
+class Mention:
+    """One pointer found in a text, with its character span."""
+
+    ref: PendingReference
+    start: int
+    end: int
+    triggered: bool
+
+
+def ref_type_of(word: str) -> RefType:
+    w = word.strip().lower()
+    for t, rx in _TYPE_OF_WORD:
+        if rx.match(w):
+            return t
+    return RefType.other
+
+
+def _norm_id(raw: str) -> str:
+    return raw.strip().rstrip(".")
+
+
+def _clean_sub(sub: str | None) -> str | None:
+    if not sub:
+        return None
+    return sub.strip("() ")
+
+
+def find_mentions(text: str) -> list[Mention]:
+    """Every pointer-like mention in ``text`` (external first, then internal), no overlaps."""
+    found: list[Mention] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    for rx in _EXTERNAL:
+        for m in rx.finditer(text):
+            if not free(m.start(), m.end()):
+                continue
+            raw = m.group(0).strip().strip("[]").strip()
+            taken.append((m.start(), m.end()))
+            found.append(
+                Mention(
+                    PendingReference(raw_text=raw, ref_type=RefType.external, ref_target=raw),
+                    m.start(),
+                    m.end(),
+                    True,
+                )
+            )
+    for m in _ROW_FIRST.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        taken.append((m.start(), m.end()))
+        ref = PendingReference(
+            raw_text=m.group(0).strip(),
+            ref_type=RefType.table,
+            ref_target=_norm_id(m.group("id")),
+            sub_selector=_clean_sub(m.group("sub")),
+        )
+        found.append(Mention(ref, m.start(), m.end(), _triggered(text, m.start())))
+    for m in _INTERNAL.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        word = m.group("word")
+        rtype = ref_type_of(word)
+        ident = _norm_id(m.group("id"))
+        if rtype == RefType.page and not re.match(r"^(?:\d+|[ivxlc]+|[A-Z]-\d+)$", ident, re.I):
+            continue
+        if rtype == RefType.section and word.lower().startswith("para") and not ident[:1].isdigit():
+            continue
+        if ident in {"I"} and rtype not in (RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit):
+            continue  # "Table I" is rare, "in section I" mostly prose
+        sub = _clean_sub(m.group("sub") or m.group("sub2"))
+        raw = m.group(0).strip().rstrip(".,;")
+        trig = _triggered(text, m.start()) or _parenthesised(text, m.start())
+        taken.append((m.start(), m.end()))
+        singular = _singular(word)
+        main_raw = raw if not m.group("more") else f"{singular} {m.group('id')}"
+        found.append(
+            Mention(
+                PendingReference(raw_text=main_raw, ref_type=rtype, ref_target=ident, sub_selector=sub),
+                m.start(),
+                m.end(),
+                trig,
+            )
+        )
+        more = m.group("more") or ""
+        if more:
+            for other in re.finditer(_ID, more):
+                oid = _norm_id(other.group(0))
+                if oid == ident:
+                    continue
+                found.append(
+                    Mention(
+                        PendingReference(raw_text=f"{singular} {oid}", ref_type=rtype, ref_target=oid),
+                        m.start(),
+                        m.end(),
+                        trig,
+                    )
+                )
+    for m in _RELATIVE.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        direction = "previous" if m.group("dir").lower() in ("previous", "preceding", "prior") else "next"
+        taken.append((m.start(), m.end()))
+        found.append(
+            Mention(
+                PendingReference(
+                    raw_text=m.group(0).strip(), ref_type=ref_type_of(m.group("word")), ref_target=direction
+                ),
+                m.start(),
+                m.end(),
+                _triggered(text, m.start()),
+            )
+        )
+    found.sort(key=lambda x: x.start)
+    return found
+
+
+def _singular(word: str) -> str:
+    if word.lower().endswith("ices"):
+        return word[:-4] + "ix"
+    if word.lower().endswith("es") and word.lower()[:-2].endswith(("x", "ss")):
+        return word[:-2]
+    if word.lower().endswith("s") and not word.lower().endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _triggered(text: str, start: int) -> bool:
+    return bool(_TRIGGER.search(text[max(0, start - 40) : start]))
+
+
+def _parenthesised(text: str, start: int) -> bool:
+    return text[max(0, start - 2) : start].strip().endswith(("(", "["))
+
+
+def find_pointers(text: str) -> list[PendingReference]:
+    """Pointers a reader would follow: internal mentions introduced by a trigger ("see",
+    "as defined in", "in", "(…)") and every external mention. No origin set."""
+    return [m.ref for m in find_mentions(text) if m.triggered or m.ref.ref_type == RefType.external]
+
+
+def is_external(ref: PendingReference) -> bool:
+    return ref.ref_type == RefType.external

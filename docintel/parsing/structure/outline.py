@@ -1,0 +1,174 @@
+"""TOC entries from the PDF outline (bookmarks), with the section numbers a reader would cite.
+
+Outline titles are often bare ("Positional Encoding"); the number is then read from the heading
+line on the target page ("3.5 Positional Encoding"), else inferred from the numbered siblings
+around it in the outline; entries that stay unnumbered get a synthetic id "#n".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+import pandas as pd
+
+from docintel.parsing.structure.numbering import (
+    is_unnumbered_title,
+    number_depth,
+    parent_number,
+    split_appendix,
+    split_section_number,
+)
+
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+def norm(text: str) -> str:
+    """Lowercase letters and digits only: the key used to match titles with heading lines."""
+    return _NON_ALNUM.sub("", text.lower())
+
+
+def read_outline(doc: Any) -> list[dict[str, Any]]:
+    """Raw outline entries: level, title, page (1-based or None), y (top-left points or None)."""
+    try:
+        toc = doc.get_toc(simple=False)
+    except Exception:  # a broken outline is no outline
+        return []
+    out = []
+    for item in toc:
+        level, title, page = item[0], item[1], item[2]
+        dest = item[3] if len(item) > 3 and isinstance(item[3], dict) else {}
+        y = None
+        to = dest.get("to")
+        if to is not None and page and page > 0:
+            y = float(to.y)
+            if dest.get("kind") == 4 or dest.get("nameddest"):  # named dests come in PDF coordinates
+                try:
+                    y = float(doc.page_cropbox(page - 1).y1) - y
+                except Exception:
+                    y = None
+        title = " ".join(str(title).replace("\x00", "").split())
+        out.append({"level": int(level), "title": title, "page": int(page) if page and page > 0 else None, "y": y})
+    return out
+
+
+def id_from_text(text: str) -> tuple[str | None, str, str | None]:
+    """(id, title, kind) from a heading or outline title; kind is "appendix"/"annex"/... or
+    "section"; id None when the text carries no number."""
+    app = split_appendix(text)
+    if app is not None:
+        word, ident, rest = app
+        return ident, rest or text, word
+    num, rest = split_section_number(text)
+    if num is not None and rest:
+        return num, rest, "section"
+    return None, text, None
+
+
+def match_heading_line(title: str, page_lines: pd.DataFrame, y: float | None) -> dict[str, Any] | None:
+    """The logical line on the page that shows the outline title, preferring the one nearest y.
+
+    ``page_lines`` are logical lines (see lines.logical_lines) of one page with columns text,
+    line_num, y0. A match is equal text, the title behind a number ("3.5 " + title), or, for a
+    heading wrapped over two lines, a long enough prefix of the title.
+    """
+    key = norm(title)
+    _, bare_title, _ = id_from_text(title)
+    bare_key = norm(bare_title)
+    if not key or page_lines.empty:
+        return None
+    best, best_score = None, None
+    for row in page_lines.itertuples(index=False):
+        text = row.text
+        t = norm(text)
+        if not t or len(t) > 3 * len(key) + 20:
+            continue
+        ident, rest, _ = id_from_text(text)
+        r = norm(rest)
+        if t == key or (r and (r == key or r == bare_key)):
+            quality = 0
+        elif len(t) >= 8 and (key.startswith(t) or (r and len(r) >= 8 and bare_key.startswith(r))):
+            quality = 1
+        else:
+            continue
+        dist = abs(row.y0 - y) if y is not None else 0.0
+        score = (quality, dist)
+        if best_score is None or score < best_score:
+            best, best_score = row, score
+    if best is None:
+        return None
+    ident, rest, kind = id_from_text(best.text)
+    return {"line_num": int(best.line_num), "y0": float(best.y0), "id": ident, "kind": kind, "text": best.text}
+
+
+def outline_entries(raw: Sequence[dict[str, Any]], logical: pd.DataFrame) -> list[dict[str, Any]]:
+    """TOC rows (without doc_id/page_end/toc_order) from raw outline entries."""
+    by_page = {p: g for p, g in logical.groupby("page_num", sort=False)} if not logical.empty else {}
+    entries: list[dict[str, Any]] = []
+    for item in raw:
+        ident, title, kind = id_from_text(item["title"])
+        page = item["page"]
+        hit = None
+        if page is not None and page in by_page:
+            hit = match_heading_line(item["title"], by_page[page], item["y"])
+        if ident is None and hit is not None and hit["id"] is not None:
+            ident, kind = hit["id"], hit["kind"]
+        entries.append(
+            {
+                "toc_id": ident,
+                "kind": kind,
+                "outline_level": item["level"],
+                "title": title,
+                "page_start": page,
+                "line_num": hit["line_num"] if hit else None,
+                "y0": hit["y0"] if hit else item["y"],
+                "source": "outline",
+            }
+        )
+    _infer_missing_numbers(entries)
+    _assign_levels(entries)
+    return entries
+
+
+def _infer_missing_numbers(entries: list[dict[str, Any]]) -> None:
+    """Number bare entries from numbered outline neighbours: the next sibling of "3.4" is "3.5",
+    the first child of "3.2" is "3.2.1". Only where most of the outline is numbered, and never for
+    front/back matter titles (Abstract, References, ...)."""
+    numbered = sum(1 for e in entries if e["toc_id"] is not None)
+    if numbered == 0 or numbered < 0.5 * len(entries):
+        return
+    used = {e["toc_id"] for e in entries if e["toc_id"]}
+    last_at_level: dict[int, str | None] = {}
+    for e in entries:
+        lvl = e["outline_level"]
+        for deeper in [k for k in last_at_level if k > lvl]:
+            del last_at_level[deeper]
+        if e["toc_id"] is None and not is_unnumbered_title(e["title"]):
+            prev = last_at_level.get(lvl)
+            parent = last_at_level.get(lvl - 1)
+            guess = None
+            if prev and prev[0].isdigit() and (lvl == 1 or (parent and prev.startswith(parent + "."))):
+                head, _, tail = prev.rpartition(".")
+                guess = f"{head}.{int(tail) + 1}" if head else str(int(tail) + 1)
+            elif prev is None and parent and parent[0].isdigit():
+                guess = f"{parent}.1"
+            elif prev is None and lvl == 1 and not any(k < lvl for k in last_at_level):
+                guess = None  # the first top-level entry: no evidence
+            if guess and guess not in used and number_depth(guess) == (number_depth(parent) + 1 if parent else 1):
+                e["toc_id"], e["kind"] = guess, "section"
+                used.add(guess)
+        last_at_level[lvl] = e["toc_id"]
+
+
+def _assign_levels(entries: list[dict[str, Any]]) -> None:
+    for e in entries:
+        ident = e["toc_id"]
+        if ident is None:
+            e["level"] = e["outline_level"]
+        elif e["kind"] not in (None, "section"):
+            e["level"] = 1
+        else:
+            e["level"] = number_depth(ident)
+
+
+__all__ = ["read_outline", "outline_entries", "match_heading_line", "id_from_text", "norm", "parent_number"]

@@ -93,8 +93,8 @@ ANSWER_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "passage_id": {"type": "string", "description": 'Passage id as shown: "P1", "R1".'},
-                    "line_start": {"type": "integer", "description": "First line number used."},
-                    "line_end": {"type": "integer", "description": "Last line number used."},
+                    "line_start": {"type": ["integer", "null"], "description": "First line used; null = whole passage."},
+                    "line_end": {"type": ["integer", "null"], "description": "Last line used; null = whole passage."},
                 },
                 "required": ["passage_id", "line_start", "line_end"],
                 "additionalProperties": False,
@@ -108,7 +108,10 @@ ANSWER_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "raw_text": {"type": "string", "description": 'The pointer as written: "Table 3 row (E)".'},
                     "ref_type": {"type": "string", "enum": REF_TYPES},
-                    "ref_target": {"type": ["string", "null"], "description": 'Target id: "3", "7.2", "A".'},
+                    "ref_target": {
+                        "type": ["string", "null"],
+                        "description": 'Target id: "3", "7.2", "A"; "previous" / "next" for "the previous section".',
+                    },
                     "sub_selector": {"type": ["string", "null"], "description": 'Row or item inside it: "E".'},
                     "passage_id": {"type": "string", "description": "Passage holding the pointer."},
                     "line": {"type": "integer", "description": "Line number holding the pointer."},
@@ -126,8 +129,8 @@ ANSWER_SCHEMA: dict[str, Any] = {
 
 class LLMCitation(BaseModel):
     passage_id: str
-    line_start: int
-    line_end: int
+    line_start: int | None = None
+    line_end: int | None = None
 
 
 class LLMPendingReference(BaseModel):
@@ -187,7 +190,7 @@ line (line_start <= line_end, both inside that passage).
 4. When the answer depends on something a passage points to ("see Table 3 row (E)", "as defined \
 in Section 7.2", "Appendix A") and the target's content is not among the passages, list the \
 pointer in pending_references: raw_text exactly as written, ref_type, ref_target (the id: "3", \
-"7.2", "A"; null if none), sub_selector (a row or item inside the target, such as "E"; else null), \
+"7.2", "A"; "previous" or "next" for "the previous section"; null if none), sub_selector (a row or item inside the target, such as "E"; else null), \
 and the passage_id and line number where the pointer is written. A pointer to another publication \
 or standard ("ISO/IEC 27001 Annex A", "SP 800-53") has ref_type "external". Do not list a pointer \
 whose target is already quoted (a passage retrieved_via=reference for it), nor one the answer does \
@@ -565,23 +568,45 @@ def _cache_for(settings: Settings) -> LLMCache | None:
 
 
 def llm_configured(settings: Settings) -> bool:
-    """True when the run uses an LLM generator, i.e. llm_guess may be called."""
-    return settings.ask.generator == NAME
+    """True when the run uses an LLM generator, i.e. :func:`llm_guess` may be called."""
+    from docintel.generation import LLM_GENERATORS
+
+    return settings.ask.generator in LLM_GENERATORS
 
 
 # --------------------------------------------------------------------------------------------
 # The generator
 # --------------------------------------------------------------------------------------------
 
+PointerFinder = Callable[[str], list[PendingReference]]
+
+
+def create(settings: Settings, **deps: Any) -> "OpenAIGenerator":
+    """Registry factory (``docintel.generation.GENERATORS["openai"]``). Uses ``find_pointers``
+    from ``deps`` when given; ignores other deps."""
+    return OpenAIGenerator(settings, find_pointers=deps.get("find_pointers"))
+
 
 class OpenAIGenerator:
-    """Generator over an OpenAI-compatible endpoint (see the module docstring)."""
+    """Generator over an OpenAI-compatible endpoint (see the module docstring).
+
+    ``find_pointers`` (optional, the deterministic pointer parser the orchestrator passes in)
+    normalises what the model reports: "Table 3 row (E)" always becomes table / "3" / "E",
+    whatever the model put in ref_type, ref_target and sub_selector.
+    """
 
     name = NAME
 
-    def __init__(self, settings: Settings, *, client: ChatJSONClient | None = None):
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        client: ChatJSONClient | None = None,
+        find_pointers: PointerFinder | None = None,
+    ):
         self.settings = settings
         self.client = client or ChatJSONClient(settings.llm, _cache_for(settings))
+        self.find_pointers = find_pointers
         self.last_exchange: dict[str, Any] = {}
         """For --trace: messages sent, raw reply, cache hit or not, response_format mode used."""
 
@@ -593,18 +618,15 @@ class OpenAIGenerator:
 
         def validate(data: Any) -> tuple[LLMAnswer, list, list]:
             reply = LLMAnswer.model_validate(data)
-            return reply, *_bind(reply, passages)
+            return reply, *_bind(reply, passages, self.find_pointers)
 
+        model = request.model or self.settings.llm.model
         result = self.client.complete(
-            messages,
-            schema_name="docintel_answer",
-            schema=ANSWER_SCHEMA,
-            validate=validate,
-            model=request.model or None,
+            messages, schema_name="docintel_answer", schema=ANSWER_SCHEMA, validate=validate, model=model
         )
         reply, citations, pending = result.value
         self.last_exchange = {
-            "model": request.model or self.settings.llm.model,
+            "model": model,
             "base_url": self.client.base_url,
             "messages": messages,
             "reply": result.content,
@@ -623,8 +645,40 @@ class OpenAIGenerator:
             tokens=result.tokens,
         )
 
+    def guess(self, pointer_text: str, candidates: Sequence[str], *, context: str = "") -> "LLMGuess":
+        """:func:`llm_guess` on this generator's endpoint, model and cache."""
+        return llm_guess(pointer_text, candidates, self.settings, context=context, client=self.client)
 
-def _bind(reply: LLMAnswer, passages: dict[str, "Passage"]) -> tuple[list, list]:
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _locate(raw_text: str, p: "Passage") -> int | None:
+    """The line of ``p`` where ``raw_text`` starts (case/space-insensitive; a pointer may run
+    over two lines), or None when the passage does not contain it."""
+    needle = _norm(raw_text)
+    if not needle:
+        return None
+    joined, starts = "", []
+    for line in p.lines:
+        if joined:
+            joined += " "
+        starts.append((len(joined), line.line_num))
+        joined += _norm(line.text)
+    at = joined.find(needle)
+    if at < 0:
+        return None
+    line_num = starts[0][1]
+    for offset, num in starts:
+        if offset <= at:
+            line_num = num
+    return line_num
+
+
+def _bind(
+    reply: LLMAnswer, passages: dict[str, "Passage"], find_pointers: PointerFinder | None = None
+) -> tuple[list, list]:
     """Tie the model's passage ids and line numbers to real passages; raise ValueError (sent back
     to the model as the correction) for ids that do not exist or spans outside their passage."""
     problems: list[str] = []
@@ -641,7 +695,9 @@ def _bind(reply: LLMAnswer, passages: dict[str, "Passage"]) -> tuple[list, list]
         p = passage(c.passage_id, f"citations.{i}")
         if p is None:
             continue
-        lo, hi = sorted((c.line_start, c.line_end))
+        lo = p.line_start if c.line_start is None else c.line_start
+        hi = p.line_end if c.line_end is None else c.line_end
+        lo, hi = sorted((lo, hi))
         if hi < p.line_start or lo > p.line_end:
             problems.append(
                 f"citations.{i}: lines {lo}-{hi} are outside passage {p.passage_id} (lines {p.line_start}-{p.line_end})"
@@ -652,25 +708,57 @@ def _bind(reply: LLMAnswer, passages: dict[str, "Passage"]) -> tuple[list, list]
             seen.add(span)
             citations.append(p.citation(span[1], span[2]))
 
-    pending = []
+    pending, seen_refs = [], set()
     for i, r in enumerate(reply.pending_references):
         p = passage(r.passage_id, f"pending_references.{i}")
         if p is None:
             continue
-        line = min(max(r.line, p.line_start), p.line_end)
-        pending.append(
-            PendingReference(
-                raw_text=r.raw_text.strip(),
-                ref_type=r.ref_type,
-                ref_target=r.ref_target.strip() if r.ref_target else None,
-                sub_selector=r.sub_selector.strip() if r.sub_selector else None,
-                doc_id=p.doc_id,
-                origin=Origin(page=p.page, line=line),
-            )
+        # trust the text over the model's line number: find where the pointer is written
+        line = _locate(r.raw_text, p)
+        if line is None:
+            for other in passages.values():
+                line = _locate(r.raw_text, other)
+                if line is not None:
+                    p = other
+                    break
+        if line is None:
+            line = min(max(r.line, p.line_start), p.line_end)
+        ref = PendingReference(
+            raw_text=" ".join(r.raw_text.split()),
+            ref_type=r.ref_type,
+            ref_target=r.ref_target.strip() if r.ref_target else None,
+            sub_selector=r.sub_selector.strip("() ") if r.sub_selector else None,
+            doc_id=p.doc_id,
+            origin=Origin(page=p.page, line=line),
         )
+        if find_pointers is not None:
+            ref = _normalise(ref, find_pointers)
+        key = (ref.doc_id, ref.ref_type, ref.ref_target, ref.sub_selector, ref.raw_text)
+        if key not in seen_refs:
+            seen_refs.add(key)
+            pending.append(ref)
     if problems:
         raise ValueError("; ".join(problems))
     return citations, pending
+
+
+def _normalise(ref: PendingReference, find_pointers: PointerFinder) -> PendingReference:
+    """Let the deterministic pointer parser set type / target / row when it reads the pointer."""
+    try:
+        found = find_pointers(f"see {ref.raw_text}")  # "see" = the trigger the parser looks for
+    except Exception:  # a parser bug must not sink an otherwise good answer
+        log.debug("find_pointers failed on %r", ref.raw_text, exc_info=True)
+        return ref
+    if not found:
+        return ref
+    f = found[0]
+    return ref.model_copy(
+        update={
+            "ref_type": f.ref_type,
+            "ref_target": f.ref_target or ref.ref_target,
+            "sub_selector": f.sub_selector or ref.sub_selector,
+        }
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -376,3 +376,69 @@ def test_llm_guess_out_of_range_is_corrected_and_null_means_none(fake, tmp_path)
 def test_llm_guess_with_no_candidates_asks_nothing(fake, tmp_path):
     g = llm_guess("the previous section", [], settings_for(tmp_path, fake.base_url))
     assert g.index is None and g.llm_calls == 0 and not fake.requests
+
+
+# -- binding the reply to the passages -----------------------------------------------------------
+
+
+def test_pointer_origin_comes_from_the_text_not_the_models_line_number(fake, tmp_path):
+    p = passage_p1(extra_line="(E)) and also Table 4.")
+    p.lines[2].text = "results (see Table 3 row"  # the pointer runs over lines 29-30
+    wrong_line = dict(GOOD, pending_references=[dict(GOOD["pending_references"][0], line=27)])
+    fake.queue(answer(wrong_line))
+    out = generator(settings_for(tmp_path, fake.base_url)).generate(request(p))
+    assert out.pending_references[0].origin.line == 29
+
+
+def test_null_line_span_cites_the_whole_passage(fake, tmp_path):
+    fake.queue(answer(dict(GOOD, citations=[{"passage_id": "P1", "line_start": None, "line_end": None}])))
+    out = generator(settings_for(tmp_path, fake.base_url)).generate(request())
+    assert (out.citations[0].line_start, out.citations[0].line_end) == (27, 29)
+
+
+def test_citation_span_outside_the_passage_is_corrected(fake, tmp_path):
+    fake.queue(answer(dict(GOOD, citations=[{"passage_id": "P1", "line_start": 3, "line_end": 5}])), answer(GOOD))
+    out = generator(settings_for(tmp_path, fake.base_url)).generate(request())
+    assert out.llm_calls == 2 and "outside passage P1" in fake.completions[1]["messages"][-1]["content"]
+
+
+def test_reference_citation_keeps_provenance_from_the_passage(fake, tmp_path):
+    from docintel.schemas.answers import Origin
+
+    r1 = Passage(
+        passage_id="R1", doc_id="d" * 16, doc="1706.03762v7.pdf", page=9, page_label="9", line_start=38,
+        line_end=39, parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.reference,
+        referenced_from=Origin(page=6, line=29), reference_text="Table 3 row (E)", sub_selector="E",
+        lines=[PassageLine(line_num=38, text="N dmodel ... PPL BLEU", kind="header"),
+               PassageLine(line_num=39, text="(E) positional embedding instead of sinusoids 4.92 25.7", kind="table_row")],
+    )
+    done = {
+        "answer": "Yes: 4.92 perplexity and 25.7 BLEU against 25.8 for the base model.",
+        "citations": [{"passage_id": "P1", "line_start": 27, "line_end": 29}, {"passage_id": "R1", "line_start": 39, "line_end": 39}],
+        "pending_references": [],
+        "answer_completeness": "complete",
+    }
+    fake.queue(answer(done))
+    out = generator(settings_for(tmp_path, fake.base_url)).generate(request(passage_p1(), r1, pass_number=2))
+    ref_cit = out.citations[1]
+    assert ref_cit.retrieved_via == RetrievedVia.reference and ref_cit.reference_text == "Table 3 row (E)"
+    assert ref_cit.referenced_from.page == 6 and ref_cit.parsing_method == "pymupdf_tables" and ref_cit.page == 9
+    user = fake.completions[0]["messages"][1]["content"]
+    assert 'pointer="Table 3 row (E)"' in user and "[table_row] (E) positional" in user and "pass 2" in user
+
+
+def test_find_pointers_normalises_what_the_model_reports(fake, tmp_path):
+    from docintel.references.detect import find_pointers
+
+    sloppy = dict(GOOD, pending_references=[dict(GOOD["pending_references"][0], ref_type="other", ref_target="Table 3", sub_selector=None)])
+    fake.queue(answer(sloppy))
+    gen = OpenAIGenerator(settings_for(tmp_path, fake.base_url), find_pointers=find_pointers)
+    [ref] = gen.generate(request()).pending_references
+    assert (ref.ref_type, ref.ref_target, ref.sub_selector) == (RefType.table, "3", "E")
+
+
+def test_registry_builds_the_openai_generator(tmp_path):
+    from docintel.generation import create_generator
+
+    gen = create_generator("openai", settings_for(tmp_path, "http://127.0.0.1:9/v1"), find_pointers=lambda t: [])
+    assert gen.name == "openai" and callable(gen.find_pointers)

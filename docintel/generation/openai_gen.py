@@ -68,8 +68,9 @@ BACKOFF_S = 0.5
 
 MODES = ("json_schema", "json_object", "none")
 """response_format ladder, strongest first."""
-_MODE_MEMORY: dict[tuple[str, str], str] = {}
-"""(base_url, model) -> the response_format mode that endpoint accepted, for this process."""
+_MODE_MEMORY: dict[tuple[str, str], tuple[str, bool]] = {}
+"""(base_url, model) -> (response_format mode, temperature accepted) that worked, for this process."""
+_FORMAT_WORDS = re.compile(r"response.?format|json.?schema|json.?object|structured.?output|grammar", re.I)
 
 
 # --------------------------------------------------------------------------------------------
@@ -387,13 +388,18 @@ class ChatJSONClient:
                 return _one_line(inner)
         return _one_line(getattr(e, "message", e))
 
-    def _request(self, model: str, messages: list[dict], schema_name: str, schema: dict, mode: str) -> Any:
+    def _request(
+        self, model: str, messages: list[dict], schema_name: str, schema: dict, mode: str, temperature: bool
+    ) -> Any:
         """One completion, retrying 5xx/429; maps every failure to GeneratorError, except a
-        400/422 that names the response format, which is re-raised as _FormatRejected."""
+        rejection of the response format or of temperature=0 (some reasoning models), which is
+        raised as _Rejected so the caller can ask again without it."""
         import openai
 
         client = self._openai()
-        kwargs: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0}
+        kwargs: dict[str, Any] = {"model": model, "messages": messages}
+        if temperature:
+            kwargs["temperature"] = 0
         if mode == "json_schema":
             kwargs["response_format"] = {
                 "type": "json_schema",
@@ -431,6 +437,9 @@ class ChatJSONClient:
                     ExitCode.USAGE,
                 ) from None
             except (openai.InternalServerError, openai.RateLimitError) as e:
+                msg = self._server_message(e)
+                if mode != "none" and e.status_code >= 500 and _FORMAT_WORDS.search(msg):
+                    raise _Rejected("format", msg) from None  # e.g. a server that cannot compile the schema
                 if attempt >= self.server_retries:
                     raise GeneratorError(
                         f"the LLM endpoint keeps failing (HTTP {e.status_code}: {self._server_message(e)}) "
@@ -449,8 +458,10 @@ class ChatJSONClient:
                 attempt += 1
             except (openai.BadRequestError, openai.UnprocessableEntityError) as e:
                 msg = self._server_message(e)
-                if mode != "none" and re.search(r"response.?format|json.?schema|json.?object|structured|grammar", msg, re.I):
-                    raise _FormatRejected(msg) from None
+                if mode != "none" and _FORMAT_WORDS.search(msg):
+                    raise _Rejected("format", msg) from None
+                if temperature and re.search(r"temperature", msg, re.I):
+                    raise _Rejected("temperature", msg) from None
                 raise GeneratorError(
                     f"the LLM endpoint refused the request (HTTP {e.status_code}: {msg}) ({self._where(model)})",
                     ExitCode.PARTIAL,
@@ -463,21 +474,24 @@ class ChatJSONClient:
             except openai.OpenAIError as e:
                 raise GeneratorError(f"LLM request failed: {_one_line(e)} ({self._where(model)})", ExitCode.PARTIAL) from None
 
-    def _complete_once(
-        self, model: str, messages: list[dict], schema_name: str, schema: dict
-    ) -> tuple[Any, str]:
-        """One completion, walking down the response_format ladder if the server rejects one."""
+    def _complete_once(self, model: str, messages: list[dict], schema_name: str, schema: dict) -> tuple[Any, str]:
+        """One completion, walking down the response_format ladder (and dropping temperature)
+        when the server rejects them; what worked is remembered for the endpoint and model."""
         memory_key = (self.base_url, model)
-        mode = _MODE_MEMORY.get(memory_key, MODES[0])
+        mode, temperature = _MODE_MEMORY.get(memory_key, (MODES[0], True))
         while True:
             try:
-                response = self._request(model, messages, schema_name, schema, mode)
-            except _FormatRejected as e:
-                nxt = MODES[MODES.index(mode) + 1]
-                log.info("endpoint rejected response_format %s (%s); trying %s", mode, e, nxt)
-                mode = nxt
+                response = self._request(model, messages, schema_name, schema, mode, temperature)
+            except _Rejected as e:
+                if e.kind == "temperature":
+                    log.info("endpoint rejected temperature=0 (%s); sending none", e.message)
+                    temperature = False
+                else:
+                    nxt = MODES[MODES.index(mode) + 1]
+                    log.info("endpoint rejected response_format %s (%s); trying %s", mode, e.message, nxt)
+                    mode = nxt
                 continue
-            _MODE_MEMORY[memory_key] = mode
+            _MODE_MEMORY[memory_key] = (mode, temperature)
             return response, mode
 
     # -- public --------------------------------------------------------------------------------
@@ -557,8 +571,13 @@ class ChatJSONClient:
         )
 
 
-class _FormatRejected(Exception):
-    pass
+class _Rejected(Exception):
+    """The server refused a request option: ``kind`` "format" (response_format) or "temperature"."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
 
 
 def _cache_for(settings: Settings) -> LLMCache | None:

@@ -442,3 +442,18 @@ def test_registry_builds_the_openai_generator(tmp_path):
 
     gen = create_generator("openai", settings_for(tmp_path, "http://127.0.0.1:9/v1"), find_pointers=lambda t: [])
     assert gen.name == "openai" and callable(gen.find_pointers)
+
+
+def test_model_rejecting_temperature_is_asked_again_without_it(fake, tmp_path):
+    fake.queue(status(400, "Unsupported value: 'temperature' does not support 0 with this model."), answer(GOOD))
+    out = generator(settings_for(tmp_path, fake.base_url)).generate(request())
+    first, second = fake.completions
+    assert first["temperature"] == 0 and "temperature" not in second
+    assert second["response_format"]["type"] == "json_schema" and out.llm_calls == 1
+
+
+def test_server_failing_to_compile_the_schema_falls_back(fake, tmp_path):
+    fake.queue(status(500, "failed to parse grammar from json_schema"), answer(GOOD))
+    out = generator(settings_for(tmp_path, fake.base_url)).generate(request())
+    assert [r["response_format"]["type"] for r in fake.completions] == ["json_schema", "json_object"]
+    assert out.llm_calls == 1

@@ -25,7 +25,15 @@ def extract_lines(page: Any, doc_id: str, page_num: int) -> list[dict[str, Any]]
 
     ``column`` is filled from the page's own x-distribution (:func:`assign_columns`).
     """
-    data = page.get_text("dict", flags=text_flags())
+    return extract_page(page, doc_id, page_num)[0]
+
+
+def extract_page(page: Any, doc_id: str, page_num: int, flags: int | None = None) -> tuple[list[dict[str, Any]], int]:
+    """:func:`extract_lines` rows and the page's column count (table grids excluded).
+
+    Coordinates are PyMuPDF's: unrotated page space, origin top-left.
+    """
+    data = page.get_text("dict", flags=text_flags() if flags is None else flags)
     rows: list[dict[str, Any]] = []
     for block in data["blocks"]:
         if block.get("type", 0) != 0:
@@ -59,7 +67,7 @@ def extract_lines(page: Any, doc_id: str, page_num: int) -> list[dict[str, Any]]
                     "parsing_method": METHOD,
                 }
             )
-    labels, _ = assign_columns(rows, page.rect.width)
+    labels, n_columns = assign_columns(rows, page.cropbox.width)
     for row, label in zip(rows, labels):
         row["column"] = label
-    return rows
+    return rows, n_columns

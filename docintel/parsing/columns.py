@@ -1,9 +1,18 @@
 """Column detection from a page's own x-distribution (no fixed midpoint).
 
-A gutter is a vertical band, inside the text area, that almost no line crosses while text
-stands on both sides of it. Lines left of the first gutter are ``left``, right of the last
-``right``; with 3+ columns lines are ``col1``..``colN``; lines that cross a gutter (titles,
-full-width figures' captions) and pages without a gutter are ``single``.
+A gutter is a vertical band, inside the text area, that almost no line crosses while real text
+columns stand on both sides of it. Three things keep non-columns out:
+
+- table grids: rows of many short cells (:func:`grid_lines`) are set aside before the search,
+  so a table's cell grid never counts as columns (its lines are labelled by the column region
+  they sit in, or ``single`` when the table spans the gutter);
+- spanning lines: lines wider than most of the text area (titles, author blocks, full-width
+  captions) do not vote; they cross the gutter and are labelled ``single``;
+- thin "columns": each column must be a real share of the text width and hold lines of prose
+  length, so two short labels with a gap between them are not a layout.
+
+Lines left of the first gutter are ``left``, right of the last ``right``; with 3+ columns lines
+are ``col1``..``colN``; lines that cross a gutter and pages without one are ``single``.
 """
 
 from __future__ import annotations
@@ -12,24 +21,87 @@ from typing import Any, Sequence
 
 _BIN = 2.0  # points per histogram bin
 _MIN_GUTTER = 6.0  # narrowest gap that counts as a gutter, points
-_MIN_LINES = 4  # lines a column needs on each side of a gutter
-_MIN_SHARE = 0.15  # share of the page's lines each column needs
+_MIN_LINES = 4  # lines a column needs
+_MIN_SHARE = 0.12  # share of the voting lines each column needs
+_SPANNING = 0.62  # a line wider than this share of the text width spans columns
+_MIN_COL_WIDTH = 0.18  # share of the text width a column needs
+_MAX_CROSSING = 0.3  # share of all lines that may cross a gutter (titles, captions)
+_MIN_COL_CHARS = 18  # median characters per line a text column needs
+_CELL_WIDTH = 0.3  # a grid cell is narrower than this share of the text width
+_GRID_CELLS = 4  # narrow lines side by side that make a table row (3 if very narrow)
 
 
-def find_gutters(boxes: Sequence[tuple[float, float]], page_width: float) -> list[tuple[float, float]]:
-    """Gutters as (x_start, x_end) from line x-extents [(x0, x1), ...]."""
-    boxes = [(max(0.0, a), min(page_width, b)) for a, b in boxes if b > a]
-    if len(boxes) < 2 * _MIN_LINES:
+def text_extent(lines: Sequence[dict[str, Any]]) -> tuple[float, float]:
+    if not lines:
+        return 0.0, 0.0
+    return min(r["x0"] for r in lines), max(r["x1"] for r in lines)
+
+
+def row_bands(lines: Sequence[dict[str, Any]], idx: Sequence[int] | None = None) -> list[list[int]]:
+    """Group line indices into horizontal bands: lines whose vertical centres are close."""
+    order = sorted(idx if idx is not None else range(len(lines)), key=lambda i: (lines[i]["y0"] + lines[i]["y1"]) / 2)
+    bands: list[list[int]] = []
+    last = None
+    for i in order:
+        r = lines[i]
+        cy = (r["y0"] + r["y1"]) / 2
+        tol = max(2.0, 0.45 * (r["y1"] - r["y0"]))
+        if bands and last is not None and cy - last <= tol:
+            bands[-1].append(i)
+        else:
+            bands.append([i])
+            last = cy
+    return bands
+
+
+def grid_lines(lines: Sequence[dict[str, Any]]) -> set[int]:
+    """Indices of lines that sit in table-grid rows: many short cells side by side.
+
+    A band is a grid row when it holds >= 4 narrow, horizontally disjoint lines (or >= 3 very
+    narrow ones). Prose columns give at most 2-3 lines per band, each about a column wide.
+    """
+    left, right = text_extent(lines)
+    width = right - left
+    if width <= 0:
+        return set()
+    out: set[int] = set()
+    for band in row_bands(lines):
+        narrow = [i for i in band if lines[i]["x1"] - lines[i]["x0"] < _CELL_WIDTH * width]
+        very = [i for i in narrow if lines[i]["x1"] - lines[i]["x0"] < 0.16 * width]
+        if len(narrow) >= _GRID_CELLS or len(very) >= 3:
+            out.update(narrow)
+    return out
+
+
+def find_gutters(
+    boxes: Sequence[tuple[float, float]],
+    page_width: float,
+    chars: Sequence[int] | None = None,
+) -> list[tuple[float, float]]:
+    """Gutters as (x_start, x_end) from line x-extents [(x0, x1), ...] (grid lines excluded).
+
+    ``chars`` (characters per line, same order) lets a column be checked for prose-length lines.
+    """
+    items = [
+        (max(0.0, a), min(page_width, b), (chars[k] if chars is not None else _MIN_COL_CHARS))
+        for k, (a, b) in enumerate(boxes)
+        if b > a
+    ]
+    if len(items) < 2 * _MIN_LINES:
         return []
-    left = min(a for a, _ in boxes)
-    right = max(b for _, b in boxes)
-    nbins = max(1, int((right - left) / _BIN) + 1)
+    left = min(a for a, _, _ in items)
+    right = max(b for _, b, _ in items)
+    width = right - left
+    voters = [it for it in items if it[1] - it[0] <= _SPANNING * width]
+    if len(voters) < 2 * _MIN_LINES:
+        return []
+    nbins = max(1, int(width / _BIN) + 1)
     cover = [0] * nbins
-    for a, b in boxes:
+    for a, b, _ in voters:
         for i in range(int((a - left) / _BIN), min(nbins, int((b - left) / _BIN) + 1)):
             cover[i] += 1
-    allowed = max(1, int(0.04 * len(boxes)))  # a few full-width lines may cross a gutter
-    gutters: list[tuple[float, float]] = []
+    allowed = max(1, int(0.1 * len(voters)))  # a few stray lines may cross a gutter
+    candidates: list[tuple[float, float]] = []
     i = 0
     while i < nbins:
         if cover[i] <= allowed:
@@ -37,44 +109,91 @@ def find_gutters(boxes: Sequence[tuple[float, float]], page_width: float) -> lis
             while j < nbins and cover[j] <= allowed:
                 j += 1
             g0, g1 = left + i * _BIN, left + j * _BIN
-            if g1 - g0 >= _MIN_GUTTER and g0 > left + 0.12 * (right - left) and g1 < right - 0.12 * (right - left):
-                gutters.append((g0, g1))
+            if g1 - g0 >= _MIN_GUTTER and g0 > left + 0.15 * width and g1 < right - 0.15 * width:
+                candidates.append((g0, g1))
             i = j
         else:
             i += 1
-    # keep only gutters with real columns on both sides
-    kept: list[tuple[float, float]] = []
-    edges = [left] + [g[0] for g in gutters] + [right]
-    for k, g in enumerate(gutters):
-        lo, hi = edges[k], edges[k + 2] if k + 2 < len(edges) else right
-        n_left = sum(1 for a, b in boxes if b <= g[0] + 1 and a >= (kept[-1][1] - 1 if kept else lo))
-        n_right = sum(1 for a, b in boxes if a >= g[1] - 1 and b <= hi + 1)
-        need = max(_MIN_LINES, _MIN_SHARE * len(boxes) / (len(gutters) + 1))
-        if n_left >= need and n_right >= need:
-            kept.append(g)
-    return kept
+    # drop gutters whose neighbouring columns are not real text columns; repeat until stable
+    gutters = candidates
+    while gutters:
+        edges = [left] + [x for g in gutters for x in g] + [right]
+        bad = None
+        for k in range(len(gutters) + 1):
+            lo, hi = edges[2 * k], edges[2 * k + 1]
+            inside = [it for it in voters if it[0] >= lo - 1 and it[1] <= hi + 1]
+            need = max(_MIN_LINES, _MIN_SHARE * len(voters) / (len(gutters) + 1))
+            med_chars = sorted(c for _, _, c in inside)[len(inside) // 2] if inside else 0
+            if len(inside) < need or hi - lo < _MIN_COL_WIDTH * width or med_chars < _MIN_COL_CHARS:
+                bad = k
+                break
+        if bad is None:
+            # most lines crossing a gutter means one wide column with a few short lines in it
+            crossing = [g for g in gutters if sum(1 for a, b, _ in items if a < g[0] - 1 and b > g[1] + 1) > _MAX_CROSSING * len(items)]
+            if not crossing:
+                break
+            gutters = [g for g in gutters if g not in crossing]
+            continue
+        # merge the weak column into a neighbour by dropping the gutter next to it
+        drop = bad - 1 if bad == len(gutters) else bad
+        if bad > 0 and bad < len(gutters):
+            # prefer dropping the narrower of the two adjacent gutters
+            left_g, right_g = gutters[bad - 1], gutters[bad]
+            drop = bad - 1 if (left_g[1] - left_g[0]) < (right_g[1] - right_g[0]) else bad
+        gutters = gutters[:drop] + gutters[drop + 1:]
+    return gutters
+
+
+def _label(col: int, n: int) -> str:
+    if n == 1 or col < 0:
+        return "single"
+    if n == 2:
+        return "left" if col == 0 else "right"
+    return f"col{col + 1}"
+
+
+def _column_of(x0: float, x1: float, gutters: Sequence[tuple[float, float]]) -> int:
+    for k, (g0, g1) in enumerate(gutters):
+        if x1 <= g0 + 1:
+            return k
+        if x0 < g1 - 1:  # crosses this gutter
+            return -1
+    return len(gutters)
 
 
 def assign_columns(lines: Sequence[dict[str, Any]], page_width: float) -> tuple[list[str], int]:
-    """A column label per line and the page's column count."""
-    gutters = find_gutters([(r["x0"], r["x1"]) for r in lines], page_width)
+    """A column label per line and the page's column count (table grids do not count)."""
+    grid = grid_lines(lines)
+    prose = [k for k in range(len(lines)) if k not in grid]
+    gutters = find_gutters(
+        [(lines[k]["x0"], lines[k]["x1"]) for k in prose],
+        page_width,
+        [len(lines[k]["text"]) for k in prose],
+    )
     n = len(gutters) + 1
-    labels = []
-    for r in lines:
-        col = None
-        for k, (g0, g1) in enumerate(gutters):
-            if r["x1"] <= g0 + 1:
-                col = k
-                break
-            if r["x0"] < g1 - 1:  # crosses this gutter
-                col = -1
-                break
-        else:
-            col = len(gutters)
-        if n == 1 or col == -1:
-            labels.append("single")
-        elif n == 2:
-            labels.append("left" if col == 0 else "right")
-        else:
-            labels.append(f"col{col + 1}")
+    labels = [_label(_column_of(r["x0"], r["x1"], gutters), n) for r in lines]
+    if grid and n > 1:
+        # a table sits in one column or spans the gutter: label its cells by the table's extent
+        for band_group in _grid_blocks(lines, grid):
+            x0 = min(lines[k]["x0"] for k in band_group)
+            x1 = max(lines[k]["x1"] for k in band_group)
+            label = _label(_column_of(x0, x1, gutters), n)
+            for k in band_group:
+                labels[k] = label
     return labels, n
+
+
+def _grid_blocks(lines: Sequence[dict[str, Any]], grid: set[int]) -> list[list[int]]:
+    """Grid lines grouped into vertically contiguous blocks (one per table)."""
+    bands = row_bands(lines, sorted(grid))
+    blocks: list[list[int]] = []
+    last_bottom = None
+    for band in bands:
+        top = min(lines[k]["y0"] for k in band)
+        h = max(lines[k]["y1"] - lines[k]["y0"] for k in band)
+        if blocks and last_bottom is not None and top - last_bottom <= 3 * h:
+            blocks[-1].extend(band)
+        else:
+            blocks.append(list(band))
+        last_bottom = max(lines[k]["y1"] for k in band)
+    return blocks

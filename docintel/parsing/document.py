@@ -1,0 +1,247 @@
+"""Parse one PDF into the seven store tables (baseline lines, signals, labels, images, structure).
+
+This module is what an ingest worker process imports: it pulls in PyMuPDF (without the layout
+model), pyarrow and the parsing helpers, nothing from the store, retrieval or the CLI.
+A page that throws inside PyMuPDF becomes a page_df row with ``error`` set; the rest of the
+document is kept. Whole-file problems (empty, not a PDF, encrypted, no pages) raise
+:class:`DocumentError` with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from docintel.errors import DocumentError
+from docintel.parsing import baseline, images, ocr, page_labels, signals
+from docintel.parsing.columns import assign_columns
+from docintel.parsing.fitz import pymupdf
+from docintel.schemas import tables as T
+
+_SCANNER = re.compile(
+    r"scan|epson|canon|xerox|kodak|fujitsu|ricoh|konica|minolta|brother|lexmark|sharp mx|kyocera|"
+    r"hp digital sending|laserjet|officejet|naps2|paperport|omnipage|abbyy|image capture|twain",
+    re.I,
+)
+
+
+@dataclass
+class ParsedDocument:
+    """The tables of one document and the facts the run report needs."""
+
+    doc_id: str
+    tables: dict[str, pa.Table]
+    n_pages: int
+    n_ocr_pages: int
+    flagged: dict[str, int] = field(default_factory=dict)  # reason -> pages; "any" -> pages flagged
+    page_errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # damaged file repaired, structure failed
+    seconds: float = 0.0
+
+
+def is_scanner_output(producer: str | None, creator: str | None) -> bool:
+    return bool(_SCANNER.search(f"{producer or ''} {creator or ''}"))
+
+
+def open_pdf(path: Path) -> tuple[Any, list[str]]:
+    """Open ``path`` as a PDF or raise DocumentError with a one-line reason; also MuPDF repairs."""
+    fitz = pymupdf()
+    fitz.TOOLS.mupdf_warnings()  # clear
+    try:
+        doc = fitz.open(str(path), filetype="pdf")
+    except fitz.EmptyFileError:
+        raise DocumentError("empty file (0 bytes): re-copy it or remove it") from None
+    except (fitz.FileDataError, RuntimeError, ValueError) as e:
+        raise DocumentError(f"not a PDF or damaged beyond repair ({_one_line(e)}): replace or remove the file") from None
+    if doc.needs_pass:
+        doc.close()
+        raise DocumentError("encrypted PDF needs a password: decrypt it (e.g. `qpdf --decrypt`) or remove it")
+    warnings = []
+    log = fitz.TOOLS.mupdf_warnings()
+    if "repair" in log:
+        first = next((ln for ln in log.splitlines() if "error" in ln or "repair" in ln), "repaired")
+        warnings.append(f"damaged PDF repaired by MuPDF ({first.strip()}): re-download the file to be sure nothing is missing")
+    if doc.page_count == 0:
+        doc.close()
+        raise DocumentError("PDF has no readable pages (truncated or damaged): re-download or remove it")
+    return doc, warnings
+
+
+def parse_document(
+    path: Path | str,
+    doc_id: str,
+    sha256: str,
+    ocr_dpi: int = 300,
+    ocr_lang: str = "eng",
+) -> ParsedDocument:
+    """All seven tables of one PDF (see module docstring for the failure rules)."""
+    start = time.perf_counter()
+    path = Path(path)
+    doc, warnings = open_pdf(path)
+    try:
+        return _parse(doc, path, doc_id, sha256, ocr_dpi, ocr_lang, warnings, start)
+    finally:
+        doc.close()
+
+
+def _parse(doc: Any, path: Path, doc_id: str, sha256: str, ocr_dpi: int, ocr_lang: str, warnings: list[str], start: float) -> ParsedDocument:
+    flags = baseline.text_flags()
+    n = doc.page_count
+    meta = doc.metadata or {}
+    pages: list[dict[str, Any]] = []  # per page: lines, images, page row skeleton
+    page_errors: list[str] = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        page_num = i + 1
+        try:
+            page = doc[i]
+            lines, n_cols = baseline.extract_page(page, doc_id, page_num, flags)
+            imgs = images.image_rows(page, doc_id, page_num, lines)
+            rect = page.rect
+            info = {
+                "lines": lines,
+                "images": imgs,
+                "n_columns": n_cols,
+                "width": float(rect.width),
+                "height": float(rect.height),
+                "band_height": float(page.cropbox.height),
+                "rotation": int(page.rotation),
+                "method": baseline.METHOD,
+                "text_layer_chars": None,
+                "ocr_confidence": None,
+                "error": None,
+            }
+            layer_chars = signals.char_count(lines)
+            if signals.scanned(layer_chars, signals.image_coverage(imgs)):
+                try:
+                    ocr_lines, conf = ocr.ocr_page(page, doc_id, page_num, dpi=ocr_dpi, lang=ocr_lang)
+                except Exception as e:  # Tesseract missing or crashed: keep the (empty) text layer
+                    raise RuntimeError(f"OCR failed ({_one_line(e)}); is tesseract installed? (apt-get install tesseract-ocr)") from e
+                labels, n_cols = assign_columns(ocr_lines, float(page.cropbox.width))
+                for row, label in zip(ocr_lines, labels):
+                    row["column"] = label
+                info.update(
+                    lines=ocr_lines,
+                    n_columns=n_cols,
+                    method=ocr.METHOD,
+                    text_layer_chars=layer_chars,
+                    ocr_confidence=conf,
+                )
+        except Exception as e:
+            message = f"page {page_num}: {_one_line(e)}"
+            page_errors.append(message)
+            info = {"lines": [], "images": [], "error": message, "method": baseline.METHOD}
+        info["duration_ms"] = round((time.perf_counter() - t0) * 1000, 2)
+        pages.append(info)
+
+    ok = [p for p in pages if p["error"] is None]
+    norm = signals.column_norm((p["n_columns"], len(p["lines"])) for p in ok)
+    labels, label_sources = page_labels.page_labels(
+        doc,
+        [page_labels.band_candidates(p["lines"], p.get("band_height", 0.0)) if p["error"] is None else [] for p in pages],
+    )
+
+    page_rows: list[dict[str, Any]] = []
+    line_rows: list[dict[str, Any]] = []
+    image_rows: list[dict[str, Any]] = []
+    flagged: dict[str, int] = {}
+    n_ocr = 0
+    for i, p in enumerate(pages):
+        row: dict[str, Any] = {
+            "doc_id": doc_id,
+            "page_num": i + 1,
+            "page_label": labels[i],
+            "page_label_source": label_sources[i],
+            "parsing_method": p["method"],
+            "coverage": "page",
+            "context_structured": False,
+            "duration_ms": p["duration_ms"],
+            "error": p["error"],
+        }
+        if p["error"] is None:
+            sig = signals.evaluate(p["lines"], p["images"], p["n_columns"], norm, p["text_layer_chars"])
+            row.update(sig)
+            row.update(width=p["width"], height=p["height"], rotation=p["rotation"], ocr_confidence=p["ocr_confidence"])
+            for f in signals.FLAGS:
+                if sig[f]:
+                    flagged[f] = flagged.get(f, 0) + 1
+            if sig["escalate"]:
+                flagged["any"] = flagged.get("any", 0) + 1
+            n_ocr += p["method"] == ocr.METHOD
+            line_rows.extend(p["lines"])
+            image_rows.extend(p["images"])
+        page_rows.append(row)
+
+    line_table = pa.Table.from_pylist(line_rows, schema=T.LINE_DF)
+    structure = _structure(doc, doc_id, line_table, labels, warnings)
+    producer, creator = meta.get("producer") or None, meta.get("creator") or None
+    elapsed = time.perf_counter() - start
+    stat = path.stat()
+    documents = {
+        "doc_id": doc_id,
+        "path": str(path.resolve()),
+        "file_name": path.name,
+        "sha256": sha256,
+        "size_bytes": stat.st_size,
+        "n_pages": n,
+        "title": (meta.get("title") or "").strip() or None,
+        "producer": producer,
+        "creator": creator,
+        "is_scanner_output": is_scanner_output(producer, creator),
+        "baseline_method": "tesseract" if n_ocr == len(ok) and n_ocr else ("mixed" if n_ocr else baseline.METHOD),
+        "n_ocr_pages": n_ocr,
+        "has_outline": bool(_safe(lambda: doc.get_toc(simple=True), [])),
+        "ingested_at": datetime.now(timezone.utc),
+        "schema_version": T.SCHEMA_VERSION,
+        "duration_ms": round(elapsed * 1000, 2),
+    }
+    tables = {
+        "documents": pa.Table.from_pylist([documents], schema=T.DOCUMENTS),
+        "page_df": pa.Table.from_pylist(page_rows, schema=T.PAGE_DF),
+        "line_df": line_table,
+        "image_df": pa.Table.from_pylist(image_rows, schema=T.IMAGE_DF),
+        **structure,
+    }
+    return ParsedDocument(
+        doc_id=doc_id,
+        tables=tables,
+        n_pages=n,
+        n_ocr_pages=n_ocr,
+        flagged=flagged,
+        page_errors=page_errors,
+        warnings=warnings,
+        seconds=round(elapsed, 3),
+    )
+
+
+def _structure(doc: Any, doc_id: str, lines: pa.Table, labels: list[str], warnings: list[str]) -> dict[str, pa.Table]:
+    """toc_df, object_registry, cross_ref_df from docintel.parsing.structure (built by H2)."""
+    empty = {name: T.empty(T.TABLES[name]) for name in ("toc_df", "object_registry", "cross_ref_df")}
+    try:
+        from docintel.parsing.structure import build_structure
+    except ImportError:
+        return empty
+    try:
+        out = build_structure(doc, doc_id, lines.to_pandas(), labels)
+        return {name: out.get(name, table) for name, table in empty.items()}
+    except Exception as e:  # a structure bug must not lose the document's lines
+        warnings.append(f"structure tables not built ({type(e).__name__}: {_one_line(e)})")
+        return empty
+
+
+def _safe(fn: Any, default: Any) -> Any:
+    try:
+        return fn()
+    except Exception:
+        return default
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text[:200]

@@ -1,0 +1,186 @@
+"""`ingest`: find PDFs, skip what the store already holds, parse the rest, write atomically.
+
+The parent process hashes files, holds the store lock and is the only writer; documents are
+parsed in this process (``workers == 1``) or in a spawn-safe process pool whose workers import
+only :mod:`docintel.parsing.document`. One bad file never stops the run: it is recorded with a
+one-line reason and the report's exit code becomes 1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from docintel.errors import DocumentError, UsageError
+from docintel.schemas.ingest import FileResult, FileStatus, IngestReport
+from docintel.settings import Settings
+
+Progress = Callable[[str, int, int], None]
+
+
+def discover(paths: Sequence[Path | str]) -> list[Path]:
+    """PDF files under ``paths``: folders walked recursively (*.pdf, any case), files as given."""
+    if not paths:
+        raise UsageError("no PATH given: pass PDF files or folders, e.g. `docintel ingest corpora/`")
+    found: dict[Path, None] = {}
+    for raw in paths:
+        p = Path(raw).expanduser()
+        if not p.exists():
+            raise UsageError(f"{raw}: no such file or folder; check the path")
+        if p.is_dir():
+            for f in sorted(p.rglob("*")):
+                if f.suffix.lower() == ".pdf" and f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts):
+                    found.setdefault(f.resolve(), None)
+        else:
+            found.setdefault(p.resolve(), None)
+    if not found:
+        raise UsageError(f"no PDF files found under {', '.join(str(p) for p in paths)}; pass a folder holding *.pdf files")
+    return list(found)
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def parse_file(path: str, doc_id: str, sha256: str, ocr_dpi: int, ocr_lang: str):
+    """Worker entry point (top-level so a spawned process can unpickle it)."""
+    from docintel.parsing.document import parse_document
+
+    return parse_document(path, doc_id, sha256, ocr_dpi=ocr_dpi, ocr_lang=ocr_lang)
+
+
+def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progress | None = None) -> IngestReport:
+    """Parse every new or changed PDF under ``paths`` into ``settings.store``."""
+    from docintel.store import Store
+    from docintel.store.store import check_store_path
+
+    start = time.perf_counter()
+    files = discover(paths)
+    check_store_path(Path(settings.store))
+    store = Store(settings.store)
+    cfg = settings.ingest
+    report = IngestReport(store=str(store.root), workers=cfg.workers, force=cfg.force)
+    results: dict[Path, FileResult] = {}
+    with store.lock("ingest"):
+        known = store.manifest()["documents"]
+        on_disk = set(store.doc_ids())
+        todo: list[tuple[Path, str, str]] = []
+        seen: dict[str, Path] = {}
+        for path in files:
+            try:
+                sha = file_sha256(path)
+            except OSError as e:
+                results[path] = FileResult(path=str(path), status=FileStatus.failed, reason=f"cannot read file: {e.strerror or e}")
+                continue
+            doc_id = sha[:16]
+            if doc_id in seen:
+                results[path] = FileResult(path=str(path), status=FileStatus.duplicate, doc_id=doc_id, reason=f"same content as {seen[doc_id]}")
+                continue
+            seen[doc_id] = path
+            if doc_id in on_disk and not cfg.force:
+                results[path] = FileResult(
+                    path=str(path), status=FileStatus.unchanged, doc_id=doc_id,
+                    n_pages=int(known.get(doc_id, {}).get("n_pages") or 0),
+                    reason="unchanged since last ingest (use --force to re-parse)",
+                )
+                continue
+            todo.append((path, doc_id, sha))
+        done = 0
+        total = len(todo)
+        if progress:
+            progress("parsing", 0, total)
+        for path, doc_id, sha, outcome in _parse_all(todo, cfg.workers, cfg.ocr_dpi, cfg.ocr_lang):
+            results[path] = _store_result(store, path, doc_id, sha, outcome)
+            done += 1
+            if progress:
+                progress(path.name, done, total)
+        report.files = [results[p] for p in files if p in results]
+        report.seconds = round(time.perf_counter() - start, 3)
+        report.finish()
+        report.run_report = str(store.write_run_report("ingest", report.model_dump(mode="json")))
+    return report
+
+
+def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, ocr_lang: str) -> Iterable[tuple[Path, str, str, object]]:
+    """Yield (path, doc_id, sha, ParsedDocument | Exception) as documents finish."""
+    if workers <= 1 or len(todo) <= 1:
+        for path, doc_id, sha in todo:
+            try:
+                outcome: object = parse_file(str(path), doc_id, sha, ocr_dpi, ocr_lang)
+            except Exception as e:
+                outcome = e
+            yield path, doc_id, sha, outcome
+        return
+    import multiprocessing
+
+    # biggest files first so one large document does not finish last on its own
+    order = sorted(todo, key=lambda t: t[0].stat().st_size, reverse=True)
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
+        futures: dict[Future, tuple[Path, str, str]] = {
+            pool.submit(parse_file, str(p), d, s, ocr_dpi, ocr_lang): (p, d, s) for p, d, s in order
+        }
+        for fut in as_completed(futures):
+            path, doc_id, sha = futures[fut]
+            try:
+                outcome = fut.result()
+            except Exception as e:  # includes BrokenProcessPool when a worker dies
+                outcome = e
+            yield path, doc_id, sha, outcome
+
+
+def _store_result(store, path: Path, doc_id: str, sha: str, outcome: object) -> FileResult:
+    from docintel.parsing.document import ParsedDocument
+
+    if not isinstance(outcome, ParsedDocument):
+        if isinstance(outcome, DocumentError):
+            reason = outcome.message
+        elif type(outcome).__name__ == "BrokenProcessPool":
+            reason = "the worker process parsing this file died (MuPDF crash?); retry with --workers 1"
+        else:
+            reason = f"unexpected {type(outcome).__name__}: {' '.join(str(outcome).split())[:200]}"
+        return FileResult(path=str(path), status=FileStatus.failed, doc_id=doc_id, reason=reason)
+    parsed = outcome
+    entry = {
+        "path": str(path),
+        "file_name": path.name,
+        "sha256": sha,
+        "n_pages": parsed.n_pages,
+        "n_ocr_pages": parsed.n_ocr_pages,
+        "ingested_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "page_errors": len(parsed.page_errors),
+    }
+    try:
+        store.write_document(doc_id, parsed.tables, entry)
+    except OSError as e:
+        return FileResult(path=str(path), status=FileStatus.failed, doc_id=doc_id, reason=f"could not write the store: {e}")
+    # a changed file replaces its old version(s)
+    replaced = [
+        old for old, e in store.manifest()["documents"].items() if old != doc_id and e.get("path") == str(path)
+    ]
+    for old in replaced:
+        store.remove_document(old)
+    problems = parsed.page_errors + parsed.warnings
+    status = FileStatus.partial if problems else FileStatus.ingested
+    reason = None
+    if problems:
+        reason = problems[0] if len(problems) == 1 else f"{problems[0]} (+{len(problems) - 1} more)"
+    return FileResult(
+        path=str(path),
+        status=status,
+        doc_id=doc_id,
+        reason=reason,
+        replaced=replaced,
+        n_pages=parsed.n_pages,
+        n_ocr_pages=parsed.n_ocr_pages,
+        flagged=parsed.flagged,
+        page_errors=parsed.page_errors,
+        seconds=parsed.seconds,
+    )

@@ -10,6 +10,7 @@ from typing import Any, Iterator, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from docintel.errors import DocintelError, ExitCode
 
@@ -36,7 +37,8 @@ def print_json(data: Any) -> None:
 
 
 def fail(message: str, code: ExitCode = ExitCode.USAGE) -> None:
-    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    # escape: messages quote server replies and file names, where "[/x]" would be rich markup
+    err_console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(int(code))
 
 

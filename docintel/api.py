@@ -60,3 +60,10 @@ def evaluate(golden_files: Sequence[Path], settings: Settings, mode: str = "loop
     from docintel.evaluation.runner import run_eval
 
     return run_eval(golden_files, settings, mode=mode, progress=progress)
+
+
+def evaluate_compare(golden_files: Sequence[Path], settings: Settings, progress: Progress | None = None):
+    """Run golden questions in every mode (loop, naive, topk); returns a CompareReport."""
+    from docintel.evaluation.runner import run_compare
+
+    return run_compare(golden_files, settings, progress=progress)

@@ -1,0 +1,803 @@
+"""Table structure recovery (reason ``flat_table``): one ``table_row`` line per logical row.
+
+How a table is read:
+
+1. Regions: PyMuPDF ``find_tables(strategy="lines", use_layout=False)`` finds ruled tables
+   (grids, and booktabs tables that have a few vertical rules); a "Table N" caption with
+   horizontal rules near it finds booktabs and borderless tables the line strategy misses.
+   The layout model is not used: it makes ``find_tables`` ~7x slower and the rules plus word
+   geometry suffice here.
+2. Words come from the page's characters, with sub- and superscripts glued to their base
+   (``d_model``, ``x10^6``), so a header's subscripts do not become a row of their own.
+3. Columns are the page's vertical rules plus the whitespace gaps that no body word crosses;
+   rows are text lines, grouped into bands by the horizontal rules that cross the table.
+4. The header is everything above the first full-width rule that has text on both sides (or the
+   first line); its lines are merged per column, and a header that sits over a partial rule
+   (a merged "POTENTIAL IMPACT" cell, a cmidrule) is given to every column under that rule.
+5. A band between two rules is one logical row whose cells wrap (merged line by line), unless it
+   carries one group label and numeric sub-rows (Table 3 rows (A)-(D)): then each sub-row is a
+   row and keeps the group label as its key. Without rules, a line with an empty first column
+   and no numbers continues the row above.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterable
+
+from docintel.parsing.fitz import pymupdf
+from docintel.parsing.methods.base import MethodResult, PageInput, number_lines
+from docintel.settings import Settings
+
+METHOD = "pymupdf_tables"
+
+CAPTION_RE = re.compile(r"^\s*(?:Table|TABLE)\s+([A-Z]?\d+(?:[.\-]\d+)*[a-z]?|[A-Z](?:[.\-]\d+)*)(?=[\s.:—–])\s*[.:—–]")
+_NUMERIC_RE = re.compile(r"^[\s$€£(\[]*[-+−–±]?[\d.,]*\d[\d.,]*\s*(%|[KMBkmb]|x|×)?[\s)\]*]*$")
+
+
+# -- geometry primitives ---------------------------------------------------------------------
+
+
+@dataclass
+class Word:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    size: float
+    bold: bool = False
+
+    @property
+    def cy(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+
+@dataclass
+class Segment:
+    """Words of one text line that stand together (no column gap between them)."""
+
+    words: list[Word]
+
+    @property
+    def x0(self) -> float:
+        return min(w.x0 for w in self.words)
+
+    @property
+    def x1(self) -> float:
+        return max(w.x1 for w in self.words)
+
+    @property
+    def y0(self) -> float:
+        return min(w.y0 for w in self.words)
+
+    @property
+    def y1(self) -> float:
+        return max(w.y1 for w in self.words)
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+
+@dataclass
+class Line:
+    words: list[Word]
+
+    @property
+    def y0(self) -> float:
+        return min(w.y0 for w in self.words)
+
+    @property
+    def y1(self) -> float:
+        return max(w.y1 for w in self.words)
+
+    @property
+    def cy(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+
+@dataclass
+class Rule:
+    pos: float  # y for a horizontal rule, x for a vertical one
+    start: float
+    end: float
+
+    @property
+    def length(self) -> float:
+        return self.end - self.start
+
+
+@dataclass
+class TableRow:
+    cells: list[str]  # one per column, "" when empty
+    key: str | None
+    bbox: tuple[float, float, float, float]
+    spanning: set[int] = field(default_factory=set)  # columns whose cell spans several columns
+    group: str | None = None  # label of a stacked group ("(A)")
+
+
+@dataclass
+class ExtractedTable:
+    object_key: str
+    caption: str | None
+    bbox: tuple[float, float, float, float]
+    headers: list[str]
+    header_bbox: tuple[float, float, float, float] | None
+    rows: list[TableRow]
+    source: str  # lines | caption
+
+    def grid(self) -> list[list[str]]:
+        """Header row then body rows, one string per column (for benchmarks and debugging)."""
+        return [list(self.headers)] + [list(r.cells) for r in self.rows]
+
+
+# -- words and rules ---------------------------------------------------------------------------
+
+
+def page_words(page: Any) -> list[Word]:
+    """Words from the page's characters, sub/superscripts attached to the word they follow."""
+    m = pymupdf()
+    flags = (m.TEXTFLAGS_RAWDICT & ~m.TEXT_PRESERVE_IMAGES) | m.TEXT_MEDIABOX_CLIP
+    raw = page.get_text("rawdict", flags=flags)
+    words: list[Word] = []
+    for block in raw["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
+        for line in block["lines"]:
+            if abs(line["dir"][1]) > 0.2:  # vertical text is not table content we can pair
+                continue
+            for span in line["spans"]:
+                size = span["size"]
+                bold = bool(span["flags"] & 16) or "bold" in span["font"].lower()
+                cur: list[dict] = []
+                for ch in span["chars"]:
+                    c = ch["c"]
+                    if c.isspace() or (cur and ch["bbox"][0] - cur[-1]["bbox"][2] > 0.25 * size):
+                        if cur:
+                            words.append(_word(cur, size, bold))
+                        cur = [] if c.isspace() else [ch]
+                        continue
+                    cur.append(ch)
+                if cur:
+                    words.append(_word(cur, size, bold))
+    return _attach_scripts(words)
+
+
+def _word(chars: list[dict], size: float, bold: bool) -> Word:
+    x0 = min(c["bbox"][0] for c in chars)
+    x1 = max(c["bbox"][2] for c in chars)
+    # glyph boxes vary with font metrics: use the baseline and the font size instead
+    base = sum(c["origin"][1] for c in chars) / len(chars)
+    return Word(x0, base - 0.75 * size, x1, base + 0.2 * size, "".join(c["c"] for c in chars), size, bold)
+
+
+def _attach_scripts(words: list[Word]) -> list[Word]:
+    """Glue a smaller word that touches the end of a bigger one: d + model -> d_model."""
+    words = sorted(words, key=lambda w: (w.x0, w.y0))
+    big = [w for w in words]
+    out: list[Word] = []
+    small = []
+    sizes = sorted(w.size for w in words)
+    body = sizes[len(sizes) // 2] if sizes else 0
+    for w in words:
+        if w.size < 0.8 * body:
+            small.append(w)
+        else:
+            out.append(w)
+    del big
+    for s in sorted(small, key=lambda w: w.x0):
+        host = None
+        for w in out:
+            if w.size > 1.15 * s.size and -1.0 <= s.x0 - w.x1 <= 1.5 and s.y1 > w.y0 and s.y0 < w.y1:
+                if host is None or abs(s.x0 - w.x1) < abs(s.x0 - host.x1):
+                    host = w
+        if host is None:
+            out.append(s)
+            continue
+        s_base = s.y1 - 0.2 * s.size
+        h_base = host.y1 - 0.2 * host.size
+        mark = "_" if s_base > h_base + 0.5 else "^"
+        host.text = f"{host.text}{mark}{s.text}"
+        host.x1 = max(host.x1, s.x1)
+    return out
+
+
+def page_rules(page: Any) -> tuple[list[Rule], list[Rule], list[tuple[float, float, float, float]]]:
+    """Horizontal and vertical rules (lines and thin rectangles), collinear pieces joined, and
+    filled boxes (cell backgrounds)."""
+    hs: list[Rule] = []
+    vs: list[Rule] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    for d in page.get_drawings():
+        for item in d["items"]:
+            if item[0] == "l":
+                p, q = item[1], item[2]
+                if abs(p.y - q.y) < 1.0 and abs(p.x - q.x) > 2:
+                    hs.append(Rule((p.y + q.y) / 2, min(p.x, q.x), max(p.x, q.x)))
+                elif abs(p.x - q.x) < 1.0 and abs(p.y - q.y) > 2:
+                    vs.append(Rule((p.x + q.x) / 2, min(p.y, q.y), max(p.y, q.y)))
+            elif item[0] == "re":
+                r = item[1]
+                if r.height <= 2.5 and r.width > 2:
+                    hs.append(Rule((r.y0 + r.y1) / 2, r.x0, r.x1))
+                elif r.width <= 2.5 and r.height > 2:
+                    vs.append(Rule((r.x0 + r.x1) / 2, r.y0, r.y1))
+                elif r.width > 2 and r.height > 2:
+                    if d.get("color") is not None:
+                        hs += [Rule(r.y0, r.x0, r.x1), Rule(r.y1, r.x0, r.x1)]
+                        vs += [Rule(r.x0, r.y0, r.y1), Rule(r.x1, r.y0, r.y1)]
+                    if d.get("fill") is not None:
+                        boxes.append((r.x0, r.y0, r.x1, r.y1))
+    return _join(hs), _join(vs), boxes
+
+
+def _join(rules: list[Rule], tol: float = 1.2, gap: float = 3.0) -> list[Rule]:
+    out: list[Rule] = []
+    for r in sorted(rules, key=lambda r: (round(r.pos), r.start)):
+        for o in out[-8:]:
+            if abs(o.pos - r.pos) <= tol and r.start <= o.end + gap and r.end >= o.start - gap:
+                o.start, o.end = min(o.start, r.start), max(o.end, r.end)
+                break
+        else:
+            out.append(Rule(r.pos, r.start, r.end))
+    return out
+
+
+def group_lines(words: Iterable[Word]) -> list[Line]:
+    lines: list[Line] = []
+    for w in sorted(words, key=lambda w: (w.cy, w.x0)):
+        for line in reversed(lines[-6:]):
+            overlap = min(line.y1, w.y1) - max(line.y0, w.y0)
+            if overlap >= 0.5 * min(line.y1 - line.y0, w.y1 - w.y0):
+                line.words.append(w)
+                break
+        else:
+            lines.append(Line([w]))
+    for line in lines:
+        line.words.sort(key=lambda w: w.x0)
+    return sorted(lines, key=lambda ln: ln.cy)
+
+
+def segments(line: Line, cuts: Iterable[float] = (), rules: Iterable[float] = ()) -> list[Segment]:
+    """Split a line where the gap between words is a column gap, crosses a vertical rule, or
+    crosses a column cut and is wider than a word space."""
+    out: list[Segment] = []
+    for w in line.words:
+        if out:
+            prev = out[-1].words[-1]
+            gap = w.x0 - prev.x1
+            size = max(prev.size, w.size)
+            cut = any(prev.x1 - 0.5 <= c <= w.x0 + 0.5 for c in rules) or (
+                gap >= 0.4 * size and any(prev.x1 - 0.5 <= c <= w.x0 + 0.5 for c in cuts)
+            )
+            if gap <= max(0.55 * size, 2.5) and not cut:
+                out[-1].words.append(w)
+                continue
+        out.append(Segment([w]))
+    return out
+
+
+def is_numeric(text: str) -> bool:
+    return bool(text) and bool(_NUMERIC_RE.match(text.replace(" ", "")))
+
+
+# -- regions -----------------------------------------------------------------------------------
+
+
+def _captions(lines: list[Line]) -> list[tuple[str, Line, str]]:
+    out = []
+    for line in lines:
+        text = " ".join(w.text for w in line.words)
+        m = CAPTION_RE.match(text)
+        if m:
+            out.append((m.group(1).rstrip(".:"), line, text))
+    return out
+
+
+def _line_text(line: Line) -> str:
+    return " ".join(w.text for w in line.words)
+
+
+def find_regions(page: Any, words: list[Word], hrules: list[Rule], vrules: list[Rule]) -> list[tuple[Any, str]]:
+    """(Rect, source) of every table on the page."""
+    m = pymupdf()
+    regions: list[tuple[Any, str]] = []
+    try:
+        found = page.find_tables(strategy="lines", use_layout=False)
+        tables = found.tables if found else []
+    except Exception:  # a malformed page: fall back to captions
+        tables = []
+    for tab in tables:
+        if tab.row_count < 2:
+            continue
+        for r in _split_by_vrules(m.Rect(tab.bbox), vrules):
+            if r.width <= 40 or r.height <= 15:
+                continue
+            if any(_iou(r, o) > 0.7 for o, _ in regions):
+                continue
+            inside = [w for w in words if r.contains(m.Point((w.x0 + w.x1) / 2, w.cy))]
+            if len(inside) >= 4:
+                regions.append((r, "lines"))
+    lines = group_lines(words)
+    for _id, cap, _text in _captions(lines):
+        cap_rect = m.Rect(min(w.x0 for w in cap.words), cap.y0, max(w.x1 for w in cap.words), cap.y1)
+        if any(_near(cap_rect, r) for r, _ in regions):
+            continue
+        r = _region_from_caption(cap, cap_rect, lines, hrules, page.rect)
+        if r is not None and not any(r.intersects(o) for o, _ in regions):
+            regions.append((r, "caption"))
+    return regions
+
+
+def _iou(a: Any, b: Any) -> float:
+    inter = a & b
+    if inter.is_empty:
+        return 0.0
+    ia = inter.width * inter.height
+    return ia / (a.width * a.height + b.width * b.height - ia)
+
+
+def _split_by_vrules(region: Any, vrules: list[Rule]) -> list[Any]:
+    """A line-strategy table that glued two grids (and the text between) back into grids."""
+    m = pymupdf()
+    spans = sorted(
+        (max(r.start, region.y0), min(r.end, region.y1))
+        for r in vrules
+        if region.x0 - 2 <= r.pos <= region.x1 + 2 and r.end > region.y0 and r.start < region.y1
+    )
+    if not spans:
+        return [region]
+    parts: list[list[float]] = []
+    for a, b in spans:
+        if parts and a <= parts[-1][1] + 4:
+            parts[-1][1] = max(parts[-1][1], b)
+        else:
+            parts.append([a, b])
+    parts = [p for p in parts if p[1] - p[0] > 15]
+    if len(parts) <= 1:
+        return [region]
+    return [m.Rect(region.x0, a - 1, region.x1, b + 1) for a, b in parts]
+
+
+def _near(cap: Any, region: Any, dist: float = 60.0) -> bool:
+    if cap.x1 < region.x0 or cap.x0 > region.x1:
+        return False
+    return -5 <= region.y0 - cap.y1 <= dist or -5 <= cap.y0 - region.y1 <= dist
+
+
+def _region_from_caption(cap: Line, cap_rect: Any, lines: list[Line], hrules: list[Rule], page_rect: Any):
+    """Booktabs / borderless table next to a caption: rules give its width, lines its height."""
+    m = pymupdf()
+    for direction in (1, -1):  # tables under their caption first, then above it
+        if direction == 1:
+            near = [r for r in hrules if 0 < r.pos - cap.y1 < 80 and r.length > 80]
+        else:
+            near = [r for r in hrules if 0 < cap.y0 - r.pos < 80 and r.length > 80]
+        near = [r for r in near if r.start < cap_rect.x1 and r.end > cap_rect.x0]
+        if not near:
+            continue
+        x0, x1 = min(r.start for r in near), max(r.end for r in near)
+        body = [
+            ln
+            for ln in lines
+            if ln is not cap and x0 - 3 <= min(w.x0 for w in ln.words) and max(w.x1 for w in ln.words) <= x1 + 3
+        ]
+        if direction == 1:
+            seq = [ln for ln in body if ln.y0 > cap.y1 - 1]
+            cap_size = max(w.size for w in cap.words)
+            last = cap
+            while seq and seq[0].y0 - last.y1 < 0.8 * (cap.y1 - cap.y0) and abs(max(w.size for w in seq[0].words) - cap_size) < 0.3 and len(segments(seq[0])) == 1:
+                last = seq.pop(0)  # the caption's second line
+        else:
+            seq = sorted((ln for ln in body if ln.y1 < cap.y0 + 1), key=lambda ln: -ln.cy)
+        taken: list[Line] = []
+        heights = sorted(ln.y1 - ln.y0 for ln in seq[:20]) or [10.0]
+        h = heights[len(heights) // 2]
+        for ln in seq:
+            if taken:
+                prev = taken[-1]
+                gap = (ln.y0 - prev.y1) if direction == 1 else (prev.y0 - ln.y1)
+                ruled = any(min(prev.cy, ln.cy) < r.pos < max(prev.cy, ln.cy) for r in near + hrules if r.length > 80)
+                if gap > 2.2 * h and not ruled:
+                    break
+            text = _line_text(ln)
+            if CAPTION_RE.match(text) or re.match(r"^\s*(Figure|Fig\.)\s+\d", text):
+                break
+            segs = segments(ln)
+            if len(segs) == 1 and segs[0].x1 - segs[0].x0 > 0.75 * (x1 - x0) and len(segs[0].words) >= 8:
+                break  # a paragraph line: the table ended
+            taken.append(ln)
+        if len(taken) < 2:
+            continue
+        y0 = min(ln.y0 for ln in taken)
+        y1 = max(ln.y1 for ln in taken)
+        # include the rules that close the table
+        for r in hrules:
+            if r.start < x1 and r.end > x0 and (0 <= y0 - r.pos < 6):
+                y0 = r.pos - 0.5
+            if r.start < x1 and r.end > x0 and (0 <= r.pos - y1 < 6):
+                y1 = r.pos + 0.5
+        return m.Rect(x0 - 1, y0, x1 + 1, y1) & page_rect
+    return None
+
+
+# -- structure ---------------------------------------------------------------------------------
+
+
+def _columns(body: list[Line], vcuts: list[float], x0: float, x1: float) -> list[tuple[float, float]]:
+    """Column x-ranges from body segments' coverage gaps and vertical rules."""
+    segs = [s for ln in body for s in segments(ln, rules=vcuts)]
+    if not segs:
+        return [(x0, x1)]
+    left = min(x0, min(s.x0 for s in segs))
+    right = max(x1, max(s.x1 for s in segs))
+    step = 0.5
+    n = int((right - left) / step) + 1
+    cover = [0] * n
+    for s in segs:
+        for i in range(max(0, int((s.x0 - left) / step)), min(n, int((s.x1 - left) / step) + 1)):
+            cover[i] += 1
+    allowed = max(1, int(0.06 * len(body)))
+    lo = min(s.x0 for s in segs)
+    hi = max(s.x1 for s in segs)
+    cuts: list[float] = []
+    i = 0
+    while i < n:
+        if cover[i] <= allowed:
+            j = i
+            while j < n and cover[j] <= allowed:
+                j += 1
+            g0, g1 = left + i * step, left + j * step
+            if g0 > lo + 1 and g1 < hi - 1 and g1 - g0 >= 2.5:
+                rules = [c for c in vcuts if g0 - 1 <= c <= g1 + 1]
+                cuts.append(rules[0] if rules else (g0 + g1) / 2)
+            i = j
+        else:
+            i += 1
+    for c in vcuts:
+        if lo + 1 < c < hi - 1 and all(abs(c - k) > 3 for k in cuts):
+            cuts.append(c)
+    cuts.sort()
+    edges = [left] + cuts + [right]
+    cols = [(edges[k], edges[k + 1]) for k in range(len(edges) - 1)]
+    # drop columns no body segment is centred in (slivers beside a rule)
+    def used(c: tuple[float, float]) -> bool:
+        return any(c[0] <= (s.x0 + s.x1) / 2 < c[1] for s in segs)
+
+    merged: list[tuple[float, float]] = []
+    for c in cols:
+        if not used(c) and merged:
+            merged[-1] = (merged[-1][0], c[1])
+        elif merged and not used(merged[-1]):
+            merged[-1] = (merged[-1][0], c[1])
+        else:
+            merged.append(c)
+    return merged
+
+
+def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
+    return max(0.0, min(a1, b1) - max(a0, b0))
+
+
+def _place(seg: Segment, cols: list[tuple[float, float]]) -> list[int]:
+    """Columns a body segment belongs to: one, or several when it spans them."""
+    covered = [k for k, (c0, c1) in enumerate(cols) if _overlap(seg.x0, seg.x1, c0, c1) >= 0.6 * (c1 - c0)]
+    if len(covered) >= 2:
+        start = next((k for k, (c0, c1) in enumerate(cols) if c0 <= seg.x0 < c1), covered[0])
+        return sorted(set([start] + covered))
+    best = max(range(len(cols)), key=lambda k: _overlap(seg.x0, seg.x1, *cols[k]))
+    return [best]
+
+
+def _line_cells(line: Line, cols: list[tuple[float, float]], cuts: tuple) -> tuple[list[str], set[int]]:
+    cells = [""] * len(cols)
+    spanning: set[int] = set()
+    for seg in segments(line, *cuts[:2]):
+        ks = _place(seg, cols)
+        k = ks[0]
+        if len(ks) > 1 and len(cuts) > 2:
+            # a merged cell runs from the vertical rule left of it to the one right of it
+            crossing = [r.pos for r in cuts[2] if r.start <= line.y0 + 1 and r.end >= line.y1 - 1]
+            left = max([x for x in crossing if x <= seg.x0 + 1], default=None)
+            if left is not None:
+                k = min(kk for kk, (c0, c1) in enumerate(cols) if c1 > left + 1)
+            else:
+                k = 0
+        cells[k] = f"{cells[k]} {seg.text}".strip()
+        if len(ks) > 1:
+            spanning.add(k)
+    return cells, spanning
+
+
+def _header(
+    lines: list[Line],
+    cols: list[tuple[float, float]],
+    cuts: tuple[list[float], list[float]],
+    hrules: list[Rule],
+    boxes: list[tuple[float, float, float, float]] = (),
+) -> list[str]:
+    parts: list[list[str]] = [[] for _ in cols]
+    for line in lines:
+        for seg in segments(line, *cuts[:2]):
+            box = [
+                b for b in boxes
+                if b[0] <= seg.x0 + 1 and b[2] >= seg.x1 - 1 and b[1] <= seg.y0 + 2 and b[3] >= seg.y1 - 2
+                and b[2] - b[0] > (seg.x1 - seg.x0) + 20
+            ]
+            if box:
+                b = min(box, key=lambda b: b[2] - b[0])
+                ks = [k for k, (c0, c1) in enumerate(cols) if _overlap(b[0], b[2], c0, c1) >= 0.5 * (c1 - c0)]
+                if len(ks) >= 2:
+                    for k in ks:
+                        parts[k].append(seg.text)
+                    continue
+            # a header over a partial rule (merged cell, cmidrule) heads every column under it
+            under = [
+                r
+                for r in hrules
+                if 0 < r.pos - seg.y1 < 9 and r.start <= seg.x0 + 2 and r.end >= seg.x1 - 2 and r.length > (seg.x1 - seg.x0) + 8
+            ]
+            if under:
+                r = min(under, key=lambda r: r.pos)
+                ks = [k for k, (c0, c1) in enumerate(cols) if _overlap(r.start, r.end, c0, c1) >= 0.5 * (c1 - c0)]
+            else:
+                ks = [k for k, (c0, c1) in enumerate(cols) if _overlap(seg.x0, seg.x1, c0, c1) >= 0.6 * (c1 - c0)]
+                if len(ks) >= 2 and len(cuts) > 2:
+                    # a merged header cell runs between the vertical rules that cross its line
+                    crossing = [r.pos for r in cuts[2] if r.start <= line.y0 + 1 and r.end >= line.y1 - 1]
+                    left = max([x for x in crossing if x <= seg.x0 + 1], default=cols[0][0])
+                    right = min([x for x in crossing if x >= seg.x1 - 1], default=cols[-1][1])
+                    ks = [k for k, (c0, c1) in enumerate(cols) if c0 >= left - 2 and c1 <= right + 2] or ks
+                if not ks:
+                    ks = [max(range(len(cols)), key=lambda k: _overlap(seg.x0, seg.x1, *cols[k]))]
+            for k in ks:
+                parts[k].append(seg.text)
+    return [" ".join(p) for p in parts]
+
+
+def _key(text: str) -> str | None:
+    text = text.strip()
+    return text or None
+
+
+def _bbox(lines: list[Line]) -> tuple[float, float, float, float]:
+    ws = [w for ln in lines for w in ln.words]
+    return (min(w.x0 for w in ws), min(w.y0 for w in ws), max(w.x1 for w in ws), max(w.y1 for w in ws))
+
+
+def build_table(
+    region: Any,
+    words: list[Word],
+    hrules: list[Rule],
+    vrules: list[Rule],
+    object_key: str,
+    caption: str | None,
+    source: str,
+    boxes: list[tuple[float, float, float, float]] = (),
+) -> ExtractedTable | None:
+    """The logical table inside ``region``, or None when it is not a table (< 2 columns / rows)."""
+    inside = [w for w in words if region.x0 - 1 <= (w.x0 + w.x1) / 2 <= region.x1 + 1 and region.y0 - 1 <= w.cy <= region.y1 + 1]
+    if caption:
+        inside = [w for w in inside if not _in_caption(w, caption, words)]
+    lines = group_lines(inside)
+    if len(lines) < 2:
+        return None
+    width = region.x1 - region.x0
+    hr = [r for r in hrules if r.start < region.x1 and r.end > region.x0 and region.y0 - 3 <= r.pos <= region.y1 + 3]
+    seps = sorted({round(r.pos, 1) for r in hr if _overlap(r.start, r.end, region.x0, region.x1) >= 0.85 * width})
+    # header: above the first separator with text on both sides
+    header_lines: list[Line] = []
+    for y in seps:
+        above = [ln for ln in lines if ln.cy < y]
+        below = [ln for ln in lines if ln.cy > y]
+        if above and below:
+            header_lines = above
+            break
+    if not header_lines or len(header_lines) > max(6, len(lines) // 2):
+        header_lines = lines[:1]
+    body = [ln for ln in lines if ln not in header_lines]
+    if not body:
+        return None
+    body_h = max(ln.y1 for ln in body) - min(ln.y0 for ln in body)
+    vcuts = sorted(
+        r.pos
+        for r in vrules
+        if region.x0 + 2 < r.pos < region.x1 - 2
+        and _overlap(r.start, r.end, min(ln.y0 for ln in body), max(ln.y1 for ln in body)) >= 0.3 * body_h
+    )
+    cols = _columns(body, vcuts, region.x0, region.x1)
+    if len(cols) < 2:
+        return None
+    vr = [r for r in vrules if region.x0 - 3 < r.pos < region.x1 + 3 and r.end > region.y0 and r.start < region.y1]
+    cuts = ([c[0] for c in cols[1:]], vcuts, vr)
+    partial = [r for r in hr if _overlap(r.start, r.end, region.x0, region.x1) < 0.85 * width]
+    bx = [b for b in boxes if b[0] >= region.x0 - 3 and b[2] <= region.x1 + 3 and b[1] >= region.y0 - 3 and b[3] <= region.y1 + 3]
+    headers = _header(header_lines, cols, cuts, partial, bx)
+    body_seps = [y for y in seps if min(ln.y0 for ln in body) < y < max(ln.y1 for ln in body)]
+    bands: list[list[Line]] = [[]]
+    for ln in body:
+        while body_seps and ln.cy > body_seps[0]:
+            body_seps.pop(0)
+            if bands[-1]:
+                bands.append([])
+        bands[-1].append(ln)
+    bands = [b for b in bands if b]
+    if len({h for h in headers if h}) <= 1 and len(bands) >= 2 and len(bands[0]) == 1:
+        # a spanning super-header ("POTENTIAL IMPACT") over the real column header line
+        cells, _ = _line_cells(bands[0][0], cols, cuts)
+        filled = [c for c in cells if c]
+        if len(filled) >= max(2, len(cols) // 2) and not any(is_numeric(c) for c in filled):
+            header_lines = header_lines + bands.pop(0)
+            headers = _header(header_lines, cols, cuts, partial, bx)
+    ruled_rows = len(bands) >= 2
+    rows: list[TableRow] = []
+    for band in bands:
+        rows.extend(_band_rows(band, cols, cuts, ruled_rows))
+    if source == "caption":  # notes under a borderless table are not rows
+        while rows and sum(1 for c in rows[-1].cells if c) <= 1 and not rows[-1].spanning:
+            rows.pop()
+    if len(rows) < 1:
+        return None
+    hb = _bbox(header_lines) if header_lines else None
+    return ExtractedTable(object_key, caption, tuple(region), headers, hb, rows, source)
+
+
+def _in_caption(w: Word, caption: str, words: list[Word]) -> bool:
+    return False
+
+
+def _band_rows(band: list[Line], cols: list[tuple[float, float]], cuts: tuple[list[float], list[float]], ruled: bool) -> list[TableRow]:
+    per_line = [(_line_cells(ln, cols, cuts), ln) for ln in band]
+    if len(band) == 1:
+        (cells, span), ln = per_line[0]
+        return [TableRow(cells, _key(cells[0]) or _first(cells), _bbox([ln]), span)]
+    label_lines = [ln for (cells, _), ln in per_line if cells[0]]
+    data = [c for (cells, _), _ in per_line for c in cells[1:] if c]
+    numeric = sum(1 for c in data if is_numeric(c)) / len(data) if data else 0.0
+    data_lines = [(cells, span, ln) for (cells, span), ln in per_line if any(cells[1:])]
+    label = " ".join(cells[0] for (cells, _), _ in per_line if cells[0])
+    if ruled and numeric >= 0.6 and len(data_lines) >= 2 and len(label_lines) <= max(1, len(data_lines) // 3):
+        # one group label, numeric sub-rows: a row per sub-row, each keyed by the group
+        out = []
+        for cells, span, ln in data_lines:
+            cells = list(cells)
+            cells[0] = label
+            out.append(TableRow(cells, _key(label), _bbox([ln]), span, group=_key(label)))
+        return out
+    if ruled and numeric < 0.6:
+        # one logical row whose cells wrap over the band's lines
+        cells = [" ".join(c[k] for (c, _), _ in per_line if c[k]) for k in range(len(cols))]
+        first = next((c[0] for (c, _), _ in per_line if c[0]), "")
+        span = set().union(*(s for (_, s), _ in per_line))
+        return [TableRow(cells, _key(first) or _first(cells), _bbox(band), span)]
+    # line by line; a line with an empty first column and no numbers continues the row above
+    out: list[TableRow] = []
+    group: str | None = None
+    for (cells, span), ln in per_line:
+        nums = any(is_numeric(c) for c in cells[1:] if c)
+        if out and not cells[0] and not nums and not span:
+            prev = out[-1]
+            prev.cells = [f"{a} {b}".strip() for a, b in zip(prev.cells, cells)]
+            b = prev.bbox
+            lb = _bbox([ln])
+            prev.bbox = (min(b[0], lb[0]), min(b[1], lb[1]), max(b[2], lb[2]), max(b[3], lb[3]))
+            continue
+        if cells[0]:
+            group = None
+        row = TableRow(list(cells), _key(cells[0]) or group or _first(cells), _bbox([ln]), span, group=group)
+        if cells[0] and not any(cells[1:]):
+            group = _key(cells[0])  # a section label over the rows that follow
+        out.append(row)
+    return out
+
+
+def _first(cells: list[str]) -> str | None:
+    return next((c for c in cells if c), None)
+
+
+# -- page -> tables -> line rows ---------------------------------------------------------------
+
+
+def extract_tables(page: Any) -> list[ExtractedTable]:
+    """Every table recovered on ``page``, top to bottom."""
+    m = pymupdf()
+    words = page_words(page)
+    hrules, vrules, boxes = page_rules(page)
+    lines = group_lines(words)
+    caps = _captions(lines)
+    out: list[ExtractedTable] = []
+    used_keys: set[str] = set()
+    for i, (region, source) in enumerate(sorted(find_regions(page, words, hrules, vrules), key=lambda t: t[0].y0)):
+        cap = None
+        best = None
+        for ident, line, text in caps:
+            r = m.Rect(min(w.x0 for w in line.words), line.y0, max(w.x1 for w in line.words), line.y1)
+            if _near(r, region):
+                dist = min(abs(region.y0 - r.y1), abs(r.y0 - region.y1))
+                if best is None or dist < best:
+                    best, cap = dist, (ident, line, text)
+        key = f"table:{cap[0]}" if cap else f"table:p{page.number + 1}.{i + 1}"
+        if key in used_keys:
+            key = f"{key}.{i + 1}"
+        used_keys.add(key)
+        caption_words = set(id(w) for w in cap[1].words) if cap else set()
+        table = build_table(
+            region,
+            [w for w in words if id(w) not in caption_words],
+            hrules,
+            vrules,
+            key,
+            cap[2] if cap else None,
+            source,
+            boxes,
+        )
+        if table is not None:
+            out.append(table)
+    return out
+
+
+def row_text(cells: list[str], headers: list[str], spanning: set[int]) -> tuple[str, list[dict[str, str]]]:
+    parts: list[str] = []
+    pairs: list[dict[str, str]] = []
+    for k, value in enumerate(cells):
+        if not value:
+            continue
+        header = "" if k in spanning else (headers[k] if k < len(headers) else "")
+        pairs.append({"header": header, "value": value})
+        parts.append(f"{header}: {value}" if header and k > 0 else value)
+    return " | ".join(parts), pairs
+
+
+def table_lines(tables: list[ExtractedTable]) -> list[dict[str, Any]]:
+    """line_df rows: per table a header line (row_key "header") and one line per row."""
+    rows: list[dict[str, Any]] = []
+    for t in tables:
+        if any(t.headers) and t.header_bbox:
+            hb = t.header_bbox
+            rows.append(
+                {
+                    "text": " | ".join(h for h in t.headers if h),
+                    "x0": hb[0], "y0": hb[1], "x1": hb[2], "y1": hb[3],
+                    "kind": "table_row",
+                    "object_key": t.object_key,
+                    "row_key": "header",
+                    "cells": json.dumps([{"header": h, "value": h} for h in t.headers if h], ensure_ascii=False),
+                }
+            )
+        for r in t.rows:
+            text, pairs = row_text(r.cells, t.headers, r.spanning)
+            if not text:
+                continue
+            rows.append(
+                {
+                    "text": text,
+                    "x0": r.bbox[0], "y0": r.bbox[1], "x1": r.bbox[2], "y1": r.bbox[3],
+                    "kind": "table_row",
+                    "object_key": t.object_key,
+                    "row_key": r.key,
+                    "cells": json.dumps(pairs, ensure_ascii=False),
+                }
+            )
+    return rows
+
+
+class TableMethod:
+    """flat_table -> one table_row line per logical row, cells paired with their headers."""
+
+    name: ClassVar[str] = METHOD
+    reasons: ClassVar[tuple[str, ...]] = ("flat_table",)
+    coverage: ClassVar[str] = "region"
+    structured: ClassVar[bool] = True
+    description: ClassVar[str] = "table structure recovery (find_tables lines + word-gap columns)"
+
+    def estimate(self, page_row: dict[str, Any], settings: Settings) -> tuple[float, int]:
+        return 0.4, 0
+
+    def run(self, page: PageInput) -> MethodResult:
+        tables = extract_tables(page.page)
+        rows = number_lines(table_lines(tables), page.doc_id, page.page_num, self.name)
+        notes = [f"{t.object_key}: {len(t.rows)} rows x {len(t.headers)} columns" for t in tables]
+        return MethodResult(lines=rows, notes=notes or ["no table found"])

@@ -74,6 +74,10 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
             continue
         if t not in keywords:
             keywords.append(t)
+    hints: list[str] = []
+    for m in _DOC_HINT.finditer(text):
+        words = [w for w in tokens(m.group("name")) if w not in STOP_WORDS]
+        hints.extend(w for w in words if w not in hints)
     # multi-word terms: runs of 2-3 adjacent content words
     terms: list[str] = []
     run: list[str] = []
@@ -89,10 +93,9 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
                         terms.append(term)
         run = []
     numbers = [t for t in toks if _NUMBER.match(t)]
-    hints = []
-    for m in _DOC_HINT.finditer(text):
-        words = [w for w in tokens(m.group("name")) if w not in STOP_WORDS]
-        hints.extend(w for w in words if w not in hints)
+    # words naming the document ("the Transformer paper") scope the search, not the page
+    keywords = [k for k in keywords if k not in hints] or keywords
+    terms = [t for t in terms if not any(w in hints for w in t.split())]
     pointers = find_pointers(text) if find_pointers else []
     # an external name in a question ("in FIPS 199") names a document to look in, not a pointer
     for p in [p for p in pointers if p.ref_type.value == "external"]:

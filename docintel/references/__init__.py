@@ -1,0 +1,6 @@
+"""Pointers: detection (``detect``) and the resolver ladder (``resolve``)."""
+
+from docintel.references.detect import find_mentions, find_pointers
+from docintel.references.resolve import Resolution, Resolver
+
+__all__ = ["find_mentions", "find_pointers", "Resolution", "Resolver"]

@@ -1,0 +1,244 @@
+"""Retrieval: the persistent page index, page ranking, and region fetch.
+
+- :func:`retrieve` ranks pages (FTS5 bm25 merged with TOC-title matches), re-ranks the best
+  candidates by their best sentence window and that window's section title, and returns the
+  top-k pages as primary :class:`Passage` records (the answer-bearing line span of each page).
+- :func:`fetch_target` returns the lines a resolved pointer designates, as a reference passage
+  tagged with where it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from docintel.schemas.answers import RefType, RetrievedVia
+from docintel.schemas.generation import Passage, PassageLine
+from docintel.schemas.questions import ParsedQuestion
+from docintel.schemas.references import TargetRegion
+from docintel.store.store import Store
+
+RERANK_POOL = 8
+"""Candidate pages re-ranked by their best sentence window."""
+
+
+class Candidate(BaseModel):
+    """A ranked page with the parts of its score (for the trace)."""
+
+    doc_id: str
+    page_num: int
+    page_label: str
+    score: float
+    bm25: float
+    window: float = Field(0.0, description="Share of the question's idf mass in the best 3-sentence window.")
+    section: str | None = Field(None, description="Title of the section holding that window.")
+    section_match: float = Field(0.0, description="Share of the question's idf mass in that title.")
+    line_start: int | None = None
+    line_end: int | None = None
+
+
+def retrieve(
+    store: Store, parsed: ParsedQuestion, doc_ids: list[str], top_k: int = 1
+) -> tuple[list[Passage], list[Candidate]]:
+    """Top-k primary passages and the scored candidates."""
+    from docintel.retrieval.region import answer_span, to_passage_lines
+    from docintel.retrieval.search import ensure_index, rank_pages
+    from docintel.store.view import best_lines
+
+    ensure_index(store, doc_ids)
+    hits, idf = rank_pages(store, parsed, doc_ids, top_k=max(RERANK_POOL, top_k))
+    if not hits:
+        return [], []
+    total = sum(idf.values()) or 1.0
+    by_doc: dict[str, list[int]] = {}
+    for h in hits:
+        by_doc.setdefault(h.doc_id, []).append(h.page_num)
+    lines = {d: best_lines(store, d, pages) for d, pages in by_doc.items()}
+    tocs = {d: _toc(store, d) for d in by_doc}
+    cands: list[Candidate] = []
+    spans: dict[tuple[str, int], tuple[int, int]] = {}
+    for h in hits:
+        page = lines[h.doc_id]
+        page = page[page["page_num"] == h.page_num]
+        if page.empty:
+            continue
+        cov, lo, hi = answer_span(page, parsed, idf)
+        _, wlo, _ = _window(page, parsed, idf)
+        title = _section_of(tocs[h.doc_id], h.page_num, page, wlo)
+        match = _title_share(title, idf) / total if title else 0.0
+        score = 0.5 * h.bm25 + 0.5 * cov + match
+        spans[(h.doc_id, h.page_num)] = (lo, hi)
+        cands.append(
+            Candidate(doc_id=h.doc_id, page_num=h.page_num, page_label=h.page_label, score=round(score, 6),
+                      bm25=h.bm25, window=round(cov, 6), section=title, section_match=round(match, 6),
+                      line_start=lo, line_end=hi)
+        )
+    cands.sort(key=lambda c: (-c.score, c.doc_id, c.page_num))
+    names = _file_names(store)
+    passages = []
+    for i, c in enumerate(cands[:top_k]):
+        page = lines[c.doc_id]
+        page = page[page["page_num"] == c.page_num]
+        lo, hi = spans[(c.doc_id, c.page_num)]
+        span = page[(page["line_num"] >= lo) & (page["line_num"] <= hi)].sort_values("line_num")
+        plines = to_passage_lines(span)
+        passages.append(
+            Passage(
+                passage_id=f"P{i + 1}", doc_id=c.doc_id, doc=names.get(c.doc_id, c.doc_id), page=c.page_num,
+                page_label=c.page_label, line_start=lo, line_end=hi, parsing_method=_methods(plines),
+                retrieved_via=RetrievedVia.primary, score=c.score, lines=plines,
+            )
+        )
+    return passages, cands
+
+
+def _window(page, parsed, idf):
+    from docintel.retrieval.region import best_window
+
+    return best_window(page, parsed, idf)
+
+
+def _methods(lines: list[PassageLine]) -> str:
+    seen: list[str] = []
+    for line in lines:
+        if line.parsing_method and line.parsing_method not in seen:
+            seen.append(line.parsing_method)
+    return "+".join(seen) or "pymupdf"
+
+
+def _file_names(store: Store) -> dict[str, str]:
+    return {d: e.get("file_name") or d for d, e in store.manifest()["documents"].items()}
+
+
+def _toc(store: Store, doc_id: str):
+    return store.read_table("toc_df", [doc_id])
+
+
+def _section_of(toc, page_num: int, page, line_num: int | None) -> str | None:
+    """Title of the innermost section whose heading precedes (page_num, line_num)."""
+    if toc is None or toc.empty:
+        return None
+    y = None
+    if line_num is not None:
+        hit = page[page["line_num"] == line_num]
+        if not hit.empty:
+            y = float(hit["y0"].iloc[0])
+    best = None
+    for r in toc.sort_values("toc_order" if "toc_order" in toc else "page_start").itertuples(index=False):
+        ps = _int(r.page_start)
+        if ps is None or ps > page_num:
+            continue
+        if ps == page_num and y is not None:
+            hy = _num(getattr(r, "y0", None))
+            if hy is not None and hy > y:
+                continue
+        key = (ps, _num(getattr(r, "y0", None)) or 0.0, _int(r.level) or 0)
+        if best is None or key >= best[0]:
+            best = (key, r.title)
+    return best[1] if best else None
+
+
+def _title_share(title: str, idf: dict[str, float]) -> float:
+    from docintel.retrieval.region import stem
+
+    words = {stem(w) for w in re.findall(r"[A-Za-z0-9]+", title or "")}
+    return sum(v for k, v in idf.items() if stem(k) in words)
+
+
+def _int(v: Any) -> int | None:
+    try:
+        if v is None or v != v:
+            return None
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _num(v: Any) -> float | None:
+    try:
+        if v is None or v != v:
+            return None
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+# -- reference targets -------------------------------------------------------------------------
+
+
+def fetch_target(store: Store, region: TargetRegion, passage_id: str, next_section: tuple[int, float] | None = None) -> Passage:
+    """The lines ``region`` designates, as a reference passage tagged with its provenance."""
+    from docintel.retrieval.region import rebuild_row, section_lines, selected_rows, table_lines, to_passage_lines
+    from docintel.store.view import best_lines
+
+    pages = list(range(region.page_start, region.page_end + 1))
+    lines = best_lines(store, region.doc_id, pages)
+    note_bits = []
+    plines: list[PassageLine] = []
+    if region.ref_type in (RefType.table,) and not lines.empty:
+        page = lines[lines["page_num"] == region.page_start]
+        table, how = table_lines(page, region)
+        if region.sub_selector:
+            if how == "table_rows":
+                hit, first = selected_rows(table, region.sub_selector)
+                plines = to_passage_lines(first.iloc[0:0]) + to_passage_lines(hit)
+                if not first.empty:
+                    plines += [p.model_copy(update={"kind": "table_row", "row_key": p.row_key or "first row"}) for p in to_passage_lines(first)]
+                if hit.empty:
+                    note_bits.append(f"row ({region.sub_selector}) not found among the table's rows")
+            else:
+                header, rows, note = rebuild_row(table, region.sub_selector)
+                plines = header + rows
+                note_bits.append(note)
+        else:
+            plines = to_passage_lines(table)
+            if how == "flat":
+                note_bits.append("table read from flat baseline lines (no table structure parse)")
+        cap = page[page["line_num"] == region.line_start] if region.line_start is not None else page.iloc[0:0]
+        if not cap.empty and how == "flat":
+            plines = to_passage_lines(cap) + plines
+        if not plines:
+            plines = to_passage_lines(page)
+    elif region.ref_type in (RefType.section, RefType.appendix, RefType.annex, RefType.schedule,
+                             RefType.exhibit, RefType.clause, RefType.page) and not lines.empty:
+        sel = section_lines(lines, region, next_section) if region.ref_type != RefType.page else lines
+        first = sel[sel["page_num"] == region.page_start].sort_values("line_num")
+        plines = to_passage_lines(first)
+        if (sel["page_num"] > region.page_start).any():
+            last = int(sel["page_num"].max())
+            note_bits.append(f"the section continues to page {last}; lines shown are from page {region.page_start}")
+    elif not lines.empty:  # figure, equation, other: the object's lines or the page
+        page = lines[lines["page_num"] == region.page_start]
+        if region.object_key and "object_key" in page:
+            obj = page[page["object_key"] == region.object_key]
+            if not obj.empty:
+                page = obj
+        plines = to_passage_lines(page.sort_values("line_num"))
+    nums = [p.line_num for p in plines] or [0]
+    origin = region.origin
+    where = f" on page {origin.page} line {origin.line}" if origin else " in the question"
+    note = f"pulled in because of {region.raw_text!r}{where}"
+    if note_bits:
+        note += "; " + "; ".join(note_bits)
+    names = _file_names(store)
+    label = _page_label(store, region.doc_id, region.page_start)
+    return Passage(
+        passage_id=passage_id, doc_id=region.doc_id, doc=names.get(region.doc_id, region.doc_id),
+        page=region.page_start, page_label=label, line_start=min(nums), line_end=max(nums),
+        parsing_method=_methods(plines), retrieved_via=RetrievedVia.reference,
+        referenced_from=origin, reference_text=region.raw_text, ref_type=region.ref_type,
+        sub_selector=region.sub_selector, note=note, lines=plines,
+    )
+
+
+def _page_label(store: Store, doc_id: str, page_num: int) -> str:
+    df = store.read_table("page_df", [doc_id], filters=[("page_num", "=", page_num)], columns=["page_label"])
+    for v in df["page_label"]:
+        if isinstance(v, str) and v:
+            return v
+    return str(page_num)
+
+
+__all__ = ["Candidate", "retrieve", "fetch_target"]

@@ -1,0 +1,358 @@
+"""The resolver ladder, cheapest first: toc_df -> object_registry -> native links -> regex over
+the document's lines -> an LLM guess (only when an LLM is configured).
+
+A pointer resolves only to a page of a document already in the store (the origin's document);
+one the corpus does not hold ("Section 99") stays unresolved. External pointers are marked
+external and never fetched.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pandas as pd
+
+from docintel.schemas.answers import PendingReference, RefStatus, RefType, ResolvedReference
+from docintel.schemas.references import TargetRegion
+from docintel.store.store import Store
+
+LLMGuess = Callable[[str, list[str], str], "tuple[int | None, int, int, int]"]
+"""(pointer text, candidate labels, context) -> (chosen index or None, llm_calls, prompt tokens,
+completion tokens). Supplied by the orchestrator only when an LLM generator is configured."""
+
+_SECTION_LIKE = (RefType.section, RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit, RefType.clause)
+_OBJECT_LIKE = (RefType.table, RefType.figure, RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit,
+                RefType.equation)
+
+
+@dataclass
+class Resolution:
+    """The ladder's verdict on one pointer, with its audit trail."""
+
+    resolved: ResolvedReference
+    region: TargetRegion | None = None
+    next_section: tuple[int, float] | None = None
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    llm_calls: int = 0
+    tokens: tuple[int, int] = (0, 0)
+
+
+def norm_id(value: Any) -> str:
+    s = str(value or "").strip().rstrip(".").lower()
+    s = re.sub(r"\s+", "", s)
+    return s
+
+
+class Resolver:
+    """Resolves pointers against one store's tables (read once per document, cached)."""
+
+    def __init__(self, store: Store, llm_guess: LLMGuess | None = None):
+        self.store = store
+        self.llm_guess = llm_guess
+        self._cache: dict[tuple[str, str], pd.DataFrame] = {}
+        self._n_pages: dict[str, int] = {}
+        self.llm_calls = 0
+        self.tokens = [0, 0]
+
+    # -- tables ----------------------------------------------------------------------------
+
+    def table(self, doc_id: str, name: str) -> pd.DataFrame:
+        key = (doc_id, name)
+        if key not in self._cache:
+            self._cache[key] = self.store.read_table(name, [doc_id])
+        return self._cache[key]
+
+    def n_pages(self, doc_id: str) -> int:
+        if doc_id not in self._n_pages:
+            entry = self.store.manifest()["documents"].get(doc_id, {})
+            n = entry.get("n_pages")
+            if not n:
+                pages = self.table(doc_id, "page_df")
+                n = int(pages["page_num"].max()) if not pages.empty else 0
+            self._n_pages[doc_id] = int(n)
+        return self._n_pages[doc_id]
+
+    # -- the ladder ------------------------------------------------------------------------
+
+    def resolve(self, ref: PendingReference, doc_id: str | None = None) -> Resolution:
+        doc = ref.doc_id or doc_id
+        base = dict(raw_text=ref.raw_text, ref_type=ref.ref_type, ref_target=ref.ref_target,
+                    sub_selector=ref.sub_selector, doc_id=doc, origin=ref.origin)
+        steps: list[dict[str, Any]] = []
+        if ref.ref_type == RefType.external:
+            steps.append({"rung": "external", "result": "named, not fetched"})
+            return Resolution(ResolvedReference(**base, status=RefStatus.external), steps=steps)
+        if doc is None or doc not in self.store.doc_ids():
+            steps.append({"rung": "scope", "result": f"document {doc!r} is not in the store"})
+            return Resolution(ResolvedReference(**base, status=RefStatus.unresolved), steps=steps)
+        rungs: list[tuple[str, Callable[[PendingReference, str], Resolution | None]]] = [
+            ("toc_df", self._toc),
+            ("object_registry", self._objects),
+            ("native_link", self._native_link),
+            ("regex", self._regex),
+            ("page_label", self._page_label),
+        ]
+        if self.llm_guess is not None:
+            rungs.append(("llm", self._llm))
+        for name, rung in rungs:
+            t0 = time.perf_counter()
+            try:
+                res = rung(ref, doc)
+            except Exception as e:  # a rung failing is a miss, logged in the trace
+                steps.append({"rung": name, "result": f"error: {type(e).__name__}: {e}"})
+                if name == "llm":
+                    raise
+                continue
+            ms = round((time.perf_counter() - t0) * 1000, 2)
+            if res is None:
+                steps.append({"rung": name, "result": "miss", "ms": ms})
+                continue
+            region = res.region
+            if region is not None and not (1 <= region.page_start <= self.n_pages(doc)):
+                steps.append({"rung": name, "result": f"target page {region.page_start} outside the document", "ms": ms})
+                continue
+            steps.append({"rung": name, "result": "hit", "target_page": region.page_start if region else None, "ms": ms})
+            res.resolved = ResolvedReference(
+                **base, target_page=region.page_start if region else None, source=name, status=RefStatus.resolved
+            )
+            res.steps = steps
+            return res
+        return Resolution(ResolvedReference(**base, status=RefStatus.unresolved), steps=steps)
+
+    # -- rungs -----------------------------------------------------------------------------
+
+    def _region(self, ref: PendingReference, doc: str, **kw: Any) -> TargetRegion:
+        return TargetRegion(doc_id=doc, ref_type=ref.ref_type, ref_target=ref.ref_target,
+                            sub_selector=ref.sub_selector, raw_text=ref.raw_text, origin=ref.origin, **kw)
+
+    def _toc_rows(self, doc: str) -> pd.DataFrame:
+        toc = self.table(doc, "toc_df")
+        if toc.empty:
+            return toc
+        order = "toc_order" if "toc_order" in toc and toc["toc_order"].notna().any() else "page_start"
+        return toc.sort_values([order]).reset_index(drop=True)
+
+    def _section_region(self, ref: PendingReference, doc: str, toc: pd.DataFrame, i: int) -> Resolution:
+        row = toc.iloc[i]
+        start = int(row["page_start"])
+        end = _int(row.get("page_end")) or start
+        y0 = _num(row.get("y0"))
+        if y0 is None and _int(row.get("line_num")) is not None:
+            y0 = self._line_y(doc, start, int(row["line_num"]))
+        nxt = None
+        level = _int(row.get("level")) or 1
+        for j in range(i + 1, len(toc)):
+            r = toc.iloc[j]
+            if (_int(r.get("level")) or 1) <= level and _int(r.get("page_start")) is not None:
+                ny = _num(r.get("y0"))
+                if ny is None and _int(r.get("line_num")) is not None:
+                    ny = self._line_y(doc, int(r["page_start"]), int(r["line_num"]))
+                nxt = (int(r["page_start"]), ny if ny is not None else 0.0)
+                end = max(start, min(end, nxt[0]))
+                break
+        region = self._region(ref, doc, page_start=start, page_end=end, y_start=y0,
+                              title=f"{row['toc_id']} {row['title']}".strip(), line_start=_int(row.get("line_num")))
+        return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved),
+                          region=region, next_section=nxt)
+
+    def _line_y(self, doc: str, page: int, line_num: int) -> float | None:
+        lines = self._baseline_lines(doc, page)
+        hit = lines[lines["line_num"] == line_num]
+        return float(hit["y0"].iloc[0]) if not hit.empty else None
+
+    def _baseline_lines(self, doc: str, page: int) -> pd.DataFrame:
+        key = (doc, f"lines:{page}")
+        if key not in self._cache:
+            df = self.store.read_table("line_df", [doc], filters=[("page_num", "=", page)])
+            base = df[df["parsing_method"].isin(["pymupdf", "tesseract"])] if not df.empty else df
+            self._cache[key] = base if not base.empty else df
+        return self._cache[key]
+
+    def _toc(self, ref: PendingReference, doc: str) -> Resolution | None:
+        if ref.ref_type not in _SECTION_LIKE:
+            return None
+        toc = self._toc_rows(doc)
+        if toc.empty:
+            return None
+        target = norm_id(ref.ref_target)
+        if target in ("previous", "next"):
+            if ref.origin is None:
+                return None
+            cur = self._section_index(toc, ref.origin.page, ref.origin.line, doc)
+            if cur is None:
+                return None
+            level = _int(toc.iloc[cur].get("level")) or 1
+            step = -1 if target == "previous" else 1
+            j = cur + step
+            while 0 <= j < len(toc) and (_int(toc.iloc[j].get("level")) or 1) > level:
+                j += step
+            if not 0 <= j < len(toc):
+                return None
+            return self._section_region(ref, doc, toc, j)
+        ids = toc["toc_id"].map(norm_id)
+        hits = list(toc.index[ids == target])
+        if not hits and ref.ref_type in (RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit):
+            word = ref.ref_type.value
+            pat = re.compile(rf"^\s*{word}\s+{re.escape(str(ref.ref_target))}\b", re.I)
+            hits = [i for i, t in zip(toc.index, toc["title"]) if isinstance(t, str) and pat.match(t)]
+        if not hits:
+            return None
+        return self._section_region(ref, doc, toc, hits[0])
+
+    def _section_index(self, toc: pd.DataFrame, page: int, line: int | None, doc: str) -> int | None:
+        y = self._line_y(doc, page, line) if line is not None else None
+        best = None
+        for i, r in toc.iterrows():
+            ps = _int(r.get("page_start"))
+            if ps is None or ps > page:
+                continue
+            hy = _num(r.get("y0"))
+            if hy is None and _int(r.get("line_num")) is not None:
+                hy = self._line_y(doc, ps, int(r["line_num"]))
+            if ps == page and y is not None and hy is not None and hy > y:
+                continue
+            best = i
+        return best
+
+    def _objects(self, ref: PendingReference, doc: str) -> Resolution | None:
+        if ref.ref_type not in _OBJECT_LIKE:
+            return None
+        reg = self.table(doc, "object_registry")
+        if reg.empty:
+            return None
+        target = norm_id(ref.ref_target)
+        rows = reg[(reg["object_type"].astype(str).str.lower() == ref.ref_type.value) & (reg["object_id"].map(norm_id) == target)]
+        if rows.empty:
+            return None
+        row = rows.sort_values("page_num").iloc[0]
+        page = int(row["page_num"])
+        bbox = row.get("bbox")
+        y0 = float(bbox[1]) if bbox is not None and len(bbox) == 4 else None
+        y1 = float(bbox[3]) if bbox is not None and len(bbox) == 4 else None
+        region = self._region(ref, doc, page_start=page, page_end=page, y_start=y0, y_end=y1,
+                              object_key=row.get("object_key") or f"{ref.ref_type.value}:{row['object_id']}",
+                              line_start=_int(row.get("line_start")), line_end=_int(row.get("line_end")),
+                              title=row.get("caption") if isinstance(row.get("caption"), str) else None)
+        return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved), region=region)
+
+    def _native_link(self, ref: PendingReference, doc: str) -> Resolution | None:
+        if ref.origin is None:
+            return None
+        xr = self.table(doc, "cross_ref_df")
+        if xr.empty:
+            return None
+        near = xr[(xr["source"] == "native_link") & (xr["origin_page"] == ref.origin.page)
+                  & ((xr["origin_line"] - ref.origin.line).abs() <= 1)]
+        if near.empty:
+            return None
+        target = norm_id(ref.ref_target)
+        best = None
+        for _, r in near.iterrows():
+            anchor = norm_id(r.get("anchor_text"))
+            rt = str(r.get("ref_type") or "").lower()
+            if norm_id(r.get("ref_target")) == target or (anchor and (anchor == target or target in anchor)):
+                if rt in ("cite", "citation"):
+                    continue
+                best = r
+                break
+        if best is None or _int(best.get("target_page")) is None:
+            return None
+        page = int(best["target_page"])
+        region = self._region(ref, doc, page_start=page, page_end=page, y_start=_num(best.get("target_y")),
+                              object_key=f"{ref.ref_type.value}:{ref.ref_target}" if ref.ref_type in _OBJECT_LIKE else None)
+        return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved), region=region)
+
+    def _regex(self, ref: PendingReference, doc: str) -> Resolution | None:
+        """A caption or heading line naming the target ("Table 3:", "7.2 Title", "Appendix A")."""
+        if not ref.ref_target or norm_id(ref.ref_target) in ("previous", "next") or ref.ref_type == RefType.page:
+            return None
+        tid = re.escape(str(ref.ref_target))
+        if ref.ref_type in (RefType.section, RefType.clause):
+            pat = rf"^\s*(?:(?:section|clause|§)\s*)?{tid}\.?\s+[A-Z]"
+        else:
+            word = {"figure": "(?:figure|fig\\.)"}.get(ref.ref_type.value, ref.ref_type.value)
+            pat = rf"^\s*{word}\s+{tid}(?![\w.\-]\d)\s*(?:[:.\-—]|$|\s+[A-Z])"
+        lines = self.store.read_table("line_df", [doc], columns=["page_num", "line_num", "text", "y0", "parsing_method", "font_size"])
+        if lines.empty:
+            return None
+        lines = lines[lines["parsing_method"].isin(["pymupdf", "tesseract"])] if lines["parsing_method"].isin(["pymupdf", "tesseract"]).any() else lines
+        m = lines[lines["text"].astype(str).str.contains(pat, case=False, regex=True)]
+        if ref.origin is not None:
+            m = m[~((m["page_num"] == ref.origin.page) & (m["line_num"] == ref.origin.line))]
+        if m.empty:
+            return None
+        row = m.sort_values(["page_num", "line_num"]).iloc[0]
+        page = int(row["page_num"])
+        region = self._region(ref, doc, page_start=page, page_end=page, y_start=float(row["y0"]),
+                              line_start=int(row["line_num"]), title=str(row["text"]),
+                              object_key=f"{ref.ref_type.value}:{ref.ref_target}" if ref.ref_type in _OBJECT_LIKE else None)
+        return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved), region=region)
+
+    def _page_label(self, ref: PendingReference, doc: str) -> Resolution | None:
+        if ref.ref_type != RefType.page or not ref.ref_target:
+            return None
+        pages = self.table(doc, "page_df")
+        lab = pages[pages["page_label"].astype(str).str.lower() == str(ref.ref_target).lower()]
+        if lab.empty:
+            return None
+        page = int(lab["page_num"].min())
+        return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved),
+                          region=self._region(ref, doc, page_start=page, page_end=page))
+
+    def _llm(self, ref: PendingReference, doc: str) -> Resolution | None:
+        toc = self._toc_rows(doc)
+        reg = self.table(doc, "object_registry")
+        cands: list[tuple[str, Any]] = []
+        for i, r in toc.iterrows():
+            cands.append((f"section {r['toc_id']} '{r['title']}' (pages {r['page_start']}-{r['page_end']})", ("toc", i)))
+        for i, r in reg.iterrows():
+            cands.append((f"{r['object_type']} {r['object_id']} '{str(r.get('caption') or '')[:80]}' (page {r['page_num']})", ("obj", i)))
+        if not cands:
+            return None
+        context = ""
+        if ref.origin is not None:
+            lines = self._baseline_lines(doc, ref.origin.page)
+            hit = lines[lines["line_num"] == ref.origin.line]
+            context = str(hit["text"].iloc[0]) if not hit.empty else ""
+            cur = self._section_index(toc, ref.origin.page, ref.origin.line, doc) if not toc.empty else None
+            if cur is not None:
+                context += f" (in section {toc.iloc[cur]['toc_id']} '{toc.iloc[cur]['title']}')"
+        assert self.llm_guess is not None
+        index, calls, tp, tc = self.llm_guess(ref.raw_text, [c for c, _ in cands], context)
+        self.llm_calls += calls
+        self.tokens[0] += tp
+        self.tokens[1] += tc
+        if index is None or not 0 <= index < len(cands):
+            return None
+        kind, i = cands[index][1]
+        if kind == "toc":
+            res = self._section_region(ref, doc, toc, int(i))
+        else:
+            r = reg.loc[i]
+            sub = PendingReference(raw_text=ref.raw_text, ref_type=RefType(str(r["object_type"])) if str(r["object_type"]) in RefType._value2member_map_ else ref.ref_type,
+                                   ref_target=str(r["object_id"]), sub_selector=ref.sub_selector, origin=ref.origin)
+            res = self._objects(sub, doc)
+        if res is not None:
+            res.llm_calls, res.tokens = calls, (tp, tc)
+        return res
+
+
+def _int(v: Any) -> int | None:
+    try:
+        if v is None or v != v:
+            return None
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _num(v: Any) -> float | None:
+    try:
+        if v is None or v != v:
+            return None
+        return float(v)
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,205 @@
+"""The persistent page index: SQLite FTS5 (bm25) over each page's best parse, plus TOC titles.
+
+``<store>/index/pages.sqlite`` holds:
+
+- ``docs``: doc_id -> signature of the files the index was built from (a changed signature
+  means ingest or escalate rewrote the document: its pages are re-checked);
+- ``pages``: doc_id, page_num, page_label, parsing methods and a hash of the indexed text, so a
+  page is re-indexed only when its best view changed;
+- ``page_fts``: the FTS5 table (porter stemming) over page text, table cells with their headers;
+- ``toc_fts``: section titles with their page range, for TOC-title matches.
+
+:func:`update_index` is incremental: new doc_ids are added, removed ones dropped, changed ones
+re-checked page by page. Readers never lock: SQLite transactions keep them consistent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from docintel.store.store import Store
+
+INDEX_FILE = "pages.sqlite"
+INDEX_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS docs(doc_id TEXT PRIMARY KEY, signature TEXT, file_name TEXT, title TEXT);
+CREATE TABLE IF NOT EXISTS pages(
+    doc_id TEXT, page_num INTEGER, page_label TEXT, methods TEXT, text_hash TEXT, n_chars INTEGER,
+    fts_rowid INTEGER, PRIMARY KEY (doc_id, page_num));
+CREATE INDEX IF NOT EXISTS pages_rowid ON pages(fts_rowid);
+CREATE VIRTUAL TABLE IF NOT EXISTS page_fts USING fts5(
+    body, doc_id UNINDEXED, page_num UNINDEXED, tokenize='porter unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS toc_fts USING fts5(
+    title, doc_id UNINDEXED, toc_id UNINDEXED, page_start UNINDEXED, page_end UNINDEXED,
+    tokenize='porter unicode61');
+"""
+
+
+def index_path(store: Store) -> Path:
+    return store.index_dir / INDEX_FILE
+
+
+def connect(store: Store, create: bool = False) -> sqlite3.Connection | None:
+    """Open the index (None if it does not exist and ``create`` is False)."""
+    path = index_path(store)
+    if not path.exists() and not create:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=30)
+    if create:
+        conn.executescript(_SCHEMA)
+        row = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+        if row is None or int(row[0]) != INDEX_VERSION:
+            conn.executescript(
+                "DELETE FROM docs; DELETE FROM pages; DELETE FROM page_fts; DELETE FROM toc_fts;"
+            )
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),))
+            conn.commit()
+    return conn
+
+
+def doc_signature(store: Store, doc_id: str, entry: dict[str, Any] | None = None) -> str:
+    """Changes whenever ingest or escalate rewrites the tables the index reads."""
+    parts = [json.dumps(entry or {}, sort_keys=True, default=str)]
+    for name in ("line_df", "page_df", "toc_df"):
+        p = store.doc_dir(doc_id) / f"{name}.parquet"
+        try:
+            st = p.stat()
+            parts.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
+        except FileNotFoundError:
+            parts.append(f"{name}:-")
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+
+
+def is_current(store: Store, doc_ids: list[str] | None = None) -> bool:
+    """True when every (given) stored document is indexed with its current signature."""
+    conn = connect(store)
+    if conn is None:
+        return False
+    try:
+        indexed = dict(conn.execute("SELECT doc_id, signature FROM docs").fetchall())
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        conn.close()
+    docs = store.manifest()["documents"]
+    wanted = store.doc_ids() if doc_ids is None else doc_ids
+    return all(indexed.get(d) == doc_signature(store, d, docs.get(d)) for d in wanted)
+
+
+def update_index(store: Store) -> dict[str, int]:
+    """Bring the index up to date with the store; returns counts of what changed."""
+    conn = connect(store, create=True)
+    assert conn is not None
+    stats = {"docs_added": 0, "docs_removed": 0, "docs_checked": 0, "pages_indexed": 0, "pages_removed": 0}
+    try:
+        manifest = store.manifest()["documents"]
+        current = set(store.doc_ids())
+        indexed = dict(conn.execute("SELECT doc_id, signature FROM docs").fetchall())
+        for doc_id in sorted(set(indexed) - current):
+            with conn:
+                stats["pages_removed"] += _drop_doc(conn, doc_id)
+            stats["docs_removed"] += 1
+        for doc_id in sorted(current):
+            entry = manifest.get(doc_id, {})
+            sig = doc_signature(store, doc_id, entry)
+            if indexed.get(doc_id) == sig:
+                continue
+            stats["docs_added" if doc_id not in indexed else "docs_checked"] += 1
+            with conn:
+                n_new, n_gone = _index_doc(conn, store, doc_id, entry)
+                conn.execute(
+                    "INSERT OR REPLACE INTO docs VALUES (?, ?, ?, ?)",
+                    (doc_id, sig, entry.get("file_name") or "", entry.get("title") or ""),
+                )
+            stats["pages_indexed"] += n_new
+            stats["pages_removed"] += n_gone
+    finally:
+        conn.close()
+    return stats
+
+
+def _drop_doc(conn: sqlite3.Connection, doc_id: str) -> int:
+    n = conn.execute("SELECT count(*) FROM pages WHERE doc_id=?", (doc_id,)).fetchone()[0]
+    conn.execute("DELETE FROM page_fts WHERE rowid IN (SELECT fts_rowid FROM pages WHERE doc_id=?)", (doc_id,))
+    conn.execute("DELETE FROM toc_fts WHERE doc_id=?", (doc_id,))
+    conn.execute("DELETE FROM pages WHERE doc_id=?", (doc_id,))
+    conn.execute("DELETE FROM docs WHERE doc_id=?", (doc_id,))
+    return n
+
+
+def page_text(lines) -> str:
+    """Indexed text of one page: its lines, plus each table cell as 'header value'."""
+    parts: list[str] = []
+    cells_col = "cells" in lines.columns
+    for text, cells in zip(lines["text"], lines["cells"] if cells_col else [None] * len(lines)):
+        if isinstance(text, str) and text:
+            parts.append(text)
+        if isinstance(cells, str) and cells:
+            try:
+                for c in json.loads(cells):
+                    h, v = str(c.get("header") or ""), str(c.get("value") or "")
+                    if h and v:
+                        parts.append(f"{h} {v}")
+            except (ValueError, AttributeError, TypeError):
+                pass
+    return "\n".join(parts)
+
+
+def _index_doc(conn: sqlite3.Connection, store: Store, doc_id: str, entry: dict[str, Any]) -> tuple[int, int]:
+    from docintel.store.view import best_lines
+
+    lines = best_lines(store, doc_id)
+    page_rows = store.read_table("page_df", [doc_id], columns=["page_num", "page_label", "parsing_method"])
+    labels: dict[int, str] = {}
+    for p, label in zip(page_rows["page_num"], page_rows["page_label"]):
+        if isinstance(label, str) and label and int(p) not in labels:
+            labels[int(p)] = label
+    old: dict[int, tuple[str, int]] = {
+        int(p): (h, rid)
+        for p, h, rid in conn.execute("SELECT page_num, text_hash, fts_rowid FROM pages WHERE doc_id=?", (doc_id,))
+    }
+    seen: set[int] = set()
+    n_new = 0
+    if not lines.empty:
+        for page_num, g in lines.groupby("page_num", sort=True):
+            page_num = int(page_num)
+            seen.add(page_num)
+            body = page_text(g)
+            methods = ",".join(sorted(set(g["parsing_method"].astype(str))))
+            h = hashlib.sha1(body.encode()).hexdigest()
+            if page_num in old:
+                if old[page_num][0] == h:
+                    continue
+                conn.execute("DELETE FROM page_fts WHERE rowid=?", (old[page_num][1],))
+            cur = conn.execute(
+                "INSERT INTO page_fts(body, doc_id, page_num) VALUES (?, ?, ?)", (body, doc_id, page_num)
+            )
+            conn.execute(
+                "INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (doc_id, page_num, labels.get(page_num, str(page_num)), methods, h, len(body), cur.lastrowid),
+            )
+            n_new += 1
+    gone = set(old) - seen
+    for page_num in gone:
+        conn.execute("DELETE FROM page_fts WHERE rowid=?", (old[page_num][1],))
+        conn.execute("DELETE FROM pages WHERE doc_id=? AND page_num=?", (doc_id, page_num))
+    # TOC titles: small, rewritten whole
+    conn.execute("DELETE FROM toc_fts WHERE doc_id=?", (doc_id,))
+    toc = store.read_table("toc_df", [doc_id])
+    for r in toc.itertuples(index=False):
+        title = r.title if isinstance(r.title, str) else ""
+        if not title or r.page_start is None or r.page_start != r.page_start:
+            continue
+        end = r.page_end if r.page_end is not None and r.page_end == r.page_end else r.page_start
+        conn.execute(
+            "INSERT INTO toc_fts(title, doc_id, toc_id, page_start, page_end) VALUES (?, ?, ?, ?, ?)",
+            (title, doc_id, str(r.toc_id or ""), int(r.page_start), int(end)),
+        )
+    return n_new, len(gone)

@@ -1,0 +1,360 @@
+"""Region fetch: the lines inside a page that carry the answer, and the lines a resolved pointer
+designates (a section's lines, a table's rows, one selected row with its header).
+
+Lines come from ``docintel.store.view.best_lines`` so escalated table rows are used where they
+exist. Without them, a table row is rebuilt from the flat baseline lines whose vertical centre
+matches the row label's, and the passage says it was rebuilt.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from docintel.schemas.generation import Cell, PassageLine
+from docintel.schemas.questions import ParsedQuestion
+from docintel.schemas.references import TargetRegion
+
+_SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ness", "ments", "ment", "ies", "es", "s", "ed", "al", "ly")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
+_NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
+
+
+def stem(word: str) -> str:
+    w = word.lower().strip("'")
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 4:
+            return w[: -len(suf)]
+    return w
+
+
+def stems(text: str) -> set[str]:
+    return {stem(w) for w in _WORD.findall(text)}
+
+
+# -- sentences and answer windows -------------------------------------------------------------
+
+
+@dataclass
+class Sentence:
+    text: str
+    line_nums: list[int] = field(default_factory=list)
+
+
+def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]]:
+    """Join line texts into running text (de-hyphenating), with char offset -> line_num spans."""
+    text = ""
+    spans: list[tuple[int, int]] = []
+    for num, t in lines:
+        t = t.strip()
+        if not t:
+            continue
+        if text.endswith("-") and t[:1].islower() and len(text) > 1 and text[-2].isalpha():
+            text = text[:-1]
+        elif text:
+            text += " "
+        spans.append((len(text), num))
+        text += t
+    return text, spans
+
+
+def split_sentences(lines: list[tuple[int, str]]) -> list[Sentence]:
+    text, spans = join_lines(lines)
+    out: list[Sentence] = []
+    pos = 0
+    pieces = _SENT_END.split(text)
+    for piece in pieces:
+        start = text.find(piece, pos)
+        end = start + len(piece)
+        pos = end
+        nums = [n for off, n in spans if off < end] if spans else []
+        first = [n for off, n in spans if off <= start]
+        lo = first[-1] if first else (nums[0] if nums else 0)
+        covered = sorted({n for n in nums if n >= lo})
+        if piece.strip():
+            out.append(Sentence(piece.strip(), covered or [lo]))
+    return out
+
+
+def keyword_weights(parsed: ParsedQuestion, idf: dict[str, float] | None = None) -> dict[str, float]:
+    """stem -> weight (idf when known, else 1) of the question's keywords."""
+    out: dict[str, float] = {}
+    for k in parsed.keywords:
+        s = stem(k)
+        out[s] = max(out.get(s, 0.0), (idf or {}).get(k, 1.0))
+    return out
+
+
+def sentence_score(text: str, weights: dict[str, float], parsed: ParsedQuestion) -> float:
+    have = stems(text)
+    score = sum(w for s, w in weights.items() if s in have)
+    low = text.lower()
+    for term in parsed.terms:
+        if term in low:
+            score += 0.5 * len(term.split())
+    return score
+
+
+def best_window(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, width: int = 3):
+    """(score share 0-1, first line, last line) of the best run of ``width`` sentences."""
+    weights = keyword_weights(parsed, idf)
+    total = sum(weights.values()) or 1.0
+    sents = split_sentences(list(zip(lines["line_num"].astype(int), lines["text"].astype(str))))
+    if not sents:
+        return 0.0, None, None
+    best = (-1.0, 0)
+    for i in range(len(sents)):
+        chunk = " ".join(s.text for s in sents[max(0, i - width // 2) : i + width // 2 + 1])
+        have = stems(chunk)
+        cov = sum(w for s, w in weights.items() if s in have) / total
+        if cov > best[0]:
+            best = (cov, i)
+    cov, i = best
+    lo = max(0, i - width // 2)
+    hi = min(len(sents) - 1, i + width // 2)
+    return cov, sents[lo].line_nums[0], sents[hi].line_nums[-1]
+
+
+def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, context: int = 6):
+    """The line span of a page to hand to the generator: the best window grown by ``context``
+    lines each way (the generator narrows its citations to the sentences it uses)."""
+    cov, lo, hi = best_window(lines, parsed, idf)
+    nums = sorted(lines["line_num"].astype(int))
+    if lo is None:
+        return cov, nums[0], nums[min(len(nums) - 1, 2 * context)]
+    i_lo, i_hi = nums.index(lo), nums.index(hi)
+    return cov, nums[max(0, i_lo - context)], nums[min(len(nums) - 1, i_hi + context)]
+
+
+# -- converting rows ---------------------------------------------------------------------------
+
+
+def to_passage_lines(lines: pd.DataFrame) -> list[PassageLine]:
+    out = []
+    for r in lines.to_dict("records"):
+        cells = []
+        raw = r.get("cells")
+        if isinstance(raw, str) and raw:
+            try:
+                cells = [Cell(header=str(c.get("header") or ""), value=str(c.get("value") or "")) for c in json.loads(raw)]
+            except (ValueError, AttributeError, TypeError):
+                cells = []
+        out.append(
+            PassageLine(
+                line_num=int(r["line_num"]),
+                text=str(r.get("text") or ""),
+                kind=str(r.get("kind") or "text"),
+                parsing_method=str(r.get("parsing_method") or ""),
+                row_key=r.get("row_key") if isinstance(r.get("row_key"), str) else None,
+                cells=cells,
+                x0=_f(r.get("x0")), y0=_f(r.get("y0")), x1=_f(r.get("x1")), y1=_f(r.get("y1")),
+            )
+        )
+    return out
+
+
+def _f(v) -> float | None:
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if v != v else v
+
+
+# -- target regions ----------------------------------------------------------------------------
+
+
+def _label_match(row_key: str | None, text: str | None, sub: str) -> bool:
+    sub_n = sub.strip("() ").lower()
+    for cand in (row_key, text):
+        if not isinstance(cand, str) or not cand.strip():
+            continue
+        c = cand.strip().lower()
+        if c.strip("() ") == sub_n or c.startswith(f"({sub_n})") or c.split()[0].strip("().:") == sub_n:
+            return True
+    return False
+
+
+def section_lines(pages: pd.DataFrame, region: TargetRegion, next_start: tuple[int, float] | None) -> pd.DataFrame:
+    """Lines from the section heading to the next section's heading."""
+    sel = pages[(pages["page_num"] >= region.page_start) & (pages["page_num"] <= region.page_end)].copy()
+    cy = (sel["y0"].astype(float) + sel["y1"].astype(float)) / 2
+    if region.y_start is not None:
+        sel = sel[~((sel["page_num"] == region.page_start) & (cy < region.y_start - 2))]
+        cy = cy.loc[sel.index]
+    if next_start is not None:
+        np_, ny = next_start
+        sel = sel[~((sel["page_num"] > np_) | ((sel["page_num"] == np_) & (cy >= ny - 2)))]
+    return sel
+
+
+def table_lines(page: pd.DataFrame, region: TargetRegion) -> tuple[pd.DataFrame, str]:
+    """All lines of a table (escalated rows when present, else flat baseline lines), and how."""
+    key = region.object_key
+    if key and "object_key" in page and "kind" in page:
+        rows = page[(page["object_key"] == key) & (page["kind"] == "table_row")]
+        if not rows.empty:
+            return rows.sort_values("line_num"), "table_rows"
+    return flat_table_region(page, region), "flat"
+
+
+def flat_table_region(page: pd.DataFrame, region: TargetRegion) -> pd.DataFrame:
+    """Baseline lines of a table: below its caption block (or inside its bbox) down to prose."""
+    page = page.sort_values("line_num")
+    cap = None
+    if region.line_start is not None:
+        hit = page[page["line_num"] == region.line_start]
+        if not hit.empty:
+            cap = hit.iloc[0]
+    if cap is None and region.title:
+        hit = page[page["text"].astype(str).str.startswith(region.title[:25])]
+        if not hit.empty:
+            cap = hit.iloc[0]
+    if cap is None and region.ref_target:
+        pat = re.compile(rf"^(?i:table)\s+{re.escape(region.ref_target)}\s*[:.]")
+        hit = page[page["text"].astype(str).str.match(pat)]
+        if not hit.empty:
+            cap = hit.iloc[0]
+    if cap is None:
+        return page.iloc[0:0]
+    widths = (page["x1"] - page["x0"]).astype(float)
+    text_width = float(widths.max() or 1.0)
+    # the caption block: following lines of the same block, or long lines right below it
+    after = page[page["line_num"] > cap["line_num"]]
+    cap_block = cap.get("block_num")
+    body_start = None
+    for idx, r in after.iterrows():
+        same_block = cap_block is not None and r.get("block_num") == cap_block
+        if same_block:
+            continue
+        body_start = idx
+        break
+    if body_start is None:
+        return page.iloc[0:0]
+    body = after.loc[body_start:]
+    out = []
+    seen_numeric = False
+    for _, r in body.iterrows():
+        words = len(str(r["text"]).split())
+        prose = words >= 8 and (r["x1"] - r["x0"]) > 0.6 * text_width
+        if prose and seen_numeric:
+            break
+        if _NUMERIC.match(str(r["text"])):
+            seen_numeric = True
+        out.append(r)
+    # a caption below the table: take the lines above the caption instead
+    if not seen_numeric:
+        above = page[(page["line_num"] < cap["line_num"])]
+        out = [r for _, r in above.iterrows() if r["y1"] <= cap["y0"] + 1][-80:]
+    return pd.DataFrame(out)
+
+
+def cluster_rows(lines: pd.DataFrame, tol: float = 3.0) -> list[pd.DataFrame]:
+    """Group flat lines into visual rows by vertical centre."""
+    if lines.empty:
+        return []
+    df = lines.assign(_cy=(lines["y0"].astype(float) + lines["y1"].astype(float)) / 2).sort_values("_cy")
+    rows: list[list] = []
+    for _, r in df.iterrows():
+        if rows and abs(r["_cy"] - rows[-1][-1]["_cy"]) <= tol:
+            rows[-1].append(r)
+        else:
+            rows.append([r])
+    return [pd.DataFrame(g).sort_values("x0") for g in rows]
+
+
+def _is_data_row(row: pd.DataFrame) -> bool:
+    vals = [str(t) for t in row["text"]]
+    num = sum(1 for v in vals if _NUMERIC.match(v))
+    return num >= max(1, len(vals) // 2)
+
+
+def header_columns(rows: list[pd.DataFrame]) -> tuple[list[tuple[float, float, str]], int]:
+    """(x0, x1, header text) per column from the rows above the first data row; index of that row."""
+    first_data = next((i for i, r in enumerate(rows) if _is_data_row(r)), None)
+    if not first_data:
+        return [], 0 if first_data is None else first_data
+    cols: list[list] = []
+    for r in rows[:first_data]:
+        for _, c in r.iterrows():
+            for col in cols:
+                if min(col[1], c["x1"]) - max(col[0], c["x0"]) > 0:
+                    col[0], col[1] = min(col[0], c["x0"]), max(col[1], c["x1"])
+                    col[2].append(str(c["text"]))
+                    break
+            else:
+                cols.append([float(c["x0"]), float(c["x1"]), [str(c["text"])]])
+    return [(a, b, " ".join(t)) for a, b, t in sorted(cols)], first_data
+
+
+def _header_for(x0: float, x1: float, cols: list[tuple[float, float, str]]) -> str:
+    best, best_ov = "", 0.0
+    cx = (x0 + x1) / 2
+    for a, b, h in cols:
+        ov = min(b, x1) - max(a, x0)
+        if ov > best_ov:
+            best, best_ov = h, ov
+    if best:
+        return best
+    near = min(cols, key=lambda c: abs((c[0] + c[1]) / 2 - cx), default=None)
+    return near[2] if near else ""
+
+
+def rebuild_row(table: pd.DataFrame, sub: str) -> tuple[list[PassageLine], list[PassageLine], str]:
+    """Rebuild row ``sub`` (and the first data row, the usual reference row) from flat lines.
+
+    Returns (header lines, row lines, note). A label that sits between several visual rows
+    (a group label such as "(A)") picks the rows sharing its vertical centre only, and the note
+    says the row was rebuilt from positions.
+    """
+    rows = cluster_rows(table)
+    cols, first_data = header_columns(rows)
+    label_row = None
+    for i, r in enumerate(rows):
+        if any(_label_match(None, t, sub) for t in r["text"]):
+            label_row = i
+            break
+    header_line = PassageLine(line_num=int(table["line_num"].min()) if not table.empty else 0,
+                              text=" | ".join(h for _, _, h in cols), kind="header", parsing_method="pymupdf")
+    if label_row is None:
+        return [header_line] if cols else [], [], f"row ({sub}) not found in the flat table lines"
+
+    left = min((a for a, _, _ in cols), default=0.0)
+
+    def header(c) -> str:
+        x0, x1, text = float(c["x0"]), float(c["x1"]), str(c["text"])
+        if x1 <= left + 1 or _label_match(None, text, sub):
+            return ""  # the row-label column
+        spanned = sum(1 for a, b, _ in cols if min(b, x1) - max(a, x0) > 0)
+        if spanned >= 2 and not _NUMERIC.match(text):
+            return ""  # a description spanning several columns
+        return _header_for(x0, x1, cols)
+
+    def as_line(r: pd.DataFrame, tag: str) -> PassageLine:
+        cells = [Cell(header=header(c), value=str(c["text"])) for _, c in r.iterrows()]
+        text = "; ".join(f"{c.header}: {c.value}" if c.header else c.value for c in cells)
+        return PassageLine(line_num=int(r["line_num"].min()), text=text, kind="table_row",
+                           parsing_method=str(r["parsing_method"].iloc[0]), row_key=tag, cells=cells)
+
+    out = [as_line(rows[label_row], f"({sub})")]
+    lines_in = len(rows[label_row])
+    note = "row rebuilt from flat baseline lines by vertical position (no table structure parse)"
+    if lines_in <= 1 + 0:
+        note += f"; row ({sub}) is a group label with no values on its own line: values could not be recovered"
+    if first_data is not None and first_data != label_row and first_data < len(rows):
+        base = as_line(rows[first_data], "first row")
+        out.append(base)
+    return [header_line] if cols else [], out, note
+
+
+def selected_rows(table: pd.DataFrame, sub: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(row ``sub``, first row) of an escalated table (table_row lines with row_key / cells)."""
+    hit = table[[_label_match(rk, tx, sub) for rk, tx in zip(table.get("row_key", [None] * len(table)), table["text"])]]
+    first = table.iloc[:1]
+    if not hit.empty and not first.empty and int(first["line_num"].iloc[0]) == int(hit["line_num"].iloc[0]):
+        first = first.iloc[0:0]
+    return hit, first

@@ -1,0 +1,162 @@
+"""Page ranking: FTS5 bm25 over pages merged with TOC-title matches; top-k pages."""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+
+from pydantic import BaseModel, Field
+
+from docintel.schemas.questions import ParsedQuestion
+from docintel.store.store import Store
+from docintel.retrieval.index import connect, is_current, update_index
+
+TOC_WEIGHT = 1.0
+"""Weight of the TOC-title signal: the share of the question's idf mass a section title holds,
+added to the section's first page (half on its other pages)."""
+DOC_HINT_WEIGHT = 0.1
+CANDIDATES = 60
+
+
+class PageHit(BaseModel):
+    """One ranked page."""
+
+    doc_id: str
+    page_num: int
+    page_label: str
+    score: float = Field(description="Merged score (higher is better).")
+    bm25: float = Field(0.0, description="Normalised page bm25 (0-1).")
+    toc: float = Field(0.0, description="Normalised TOC-title match of the page's section (0-1).")
+    toc_title: str | None = None
+    methods: str = ""
+
+
+def fts_query(parsed: ParsedQuestion) -> str:
+    """An FTS5 MATCH expression: any keyword, plus each multi-word term as a phrase."""
+    parts: list[str] = []
+    for t in parsed.keywords + parsed.terms:
+        words = re.findall(r"[A-Za-z0-9]+", t)
+        if not words:
+            continue
+        q = '"' + " ".join(words) + '"'
+        if q not in parts:
+            parts.append(q)
+    return " OR ".join(parts)
+
+
+def ensure_index(store: Store, doc_ids: list[str]) -> None:
+    """Index documents a reader needs that were stored without an index update."""
+    if not is_current(store, doc_ids):
+        update_index(store)
+
+
+def search_pages(store: Store, parsed: ParsedQuestion, doc_ids: list[str], top_k: int = 1) -> list[PageHit]:
+    """Top ``top_k`` pages of ``doc_ids`` for the question, best first."""
+    return rank_pages(store, parsed, doc_ids, top_k)[0]
+
+
+def rank_pages(
+    store: Store, parsed: ParsedQuestion, doc_ids: list[str], top_k: int = 1
+) -> tuple[list[PageHit], dict[str, float]]:
+    """(top pages, corpus idf of each question keyword)."""
+    query = fts_query(parsed)
+    conn = connect(store)
+    if conn is None or not query:
+        return [], {}
+    try:
+        idf = _idf(conn, parsed)
+        return _search(conn, query, parsed, doc_ids, top_k, idf), idf
+    finally:
+        conn.close()
+
+
+def _search(
+    conn: sqlite3.Connection, query: str, parsed: ParsedQuestion, doc_ids: list[str], top_k: int, idf: dict[str, float]
+) -> list[PageHit]:
+    scope = sorted(set(doc_ids))
+    marks = ",".join("?" * len(scope))
+    rows = conn.execute(
+        f"SELECT doc_id, page_num, bm25(page_fts) AS s FROM page_fts WHERE page_fts MATCH ? "
+        f"AND doc_id IN ({marks}) ORDER BY s LIMIT {CANDIDATES}",
+        [query, *scope],
+    ).fetchall()
+    pages: dict[tuple[str, int], dict] = {}
+    best = max((-s for _, _, s in rows), default=0.0) or 1.0
+    for d, p, s in rows:
+        pages[(d, int(p))] = {"bm25": max(0.0, -s) / best, "toc": 0.0, "toc_title": None}
+    toc_rows = conn.execute(
+        f"SELECT doc_id, title, page_start, page_end, bm25(toc_fts) AS s FROM toc_fts WHERE toc_fts MATCH ? "
+        f"AND doc_id IN ({marks}) ORDER BY s LIMIT 20",
+        [query, *scope],
+    ).fetchall()
+    total = sum(idf.values()) or 1.0
+    for d, title, start, end, s in toc_rows:
+        val = _title_idf(title, idf) / total
+        # the section's first page carries its title; later pages get a little less
+        for k, p in enumerate(range(int(start), int(end) + 1)):
+            key = (d, p)
+            if key not in pages:
+                continue
+            v = val if k == 0 else val * 0.5
+            if v > pages[key]["toc"]:
+                pages[key]["toc"] = v
+                pages[key]["toc_title"] = title
+    hints = _doc_hint_scores(conn, parsed, scope)
+    if not pages:
+        return []
+    keys = list(pages)
+    meta = _page_meta(conn, keys)
+    hits = []
+    for key in keys:
+        v = pages[key]
+        label, methods = meta.get(key, (str(key[1]), ""))
+        score = v["bm25"] + TOC_WEIGHT * v["toc"] + DOC_HINT_WEIGHT * hints.get(key[0], 0.0)
+        hits.append(
+            PageHit(doc_id=key[0], page_num=key[1], page_label=label, score=round(score, 6),
+                    bm25=round(v["bm25"], 6), toc=round(v["toc"], 6), toc_title=v["toc_title"], methods=methods)
+        )
+    hits.sort(key=lambda h: (-h.score, h.doc_id, h.page_num))
+    return hits[: max(top_k, 1)] if top_k else hits
+
+
+def _idf(conn: sqlite3.Connection, parsed: ParsedQuestion) -> dict[str, float]:
+    """Corpus idf of each question keyword (how rare it is across indexed pages)."""
+    n = conn.execute("SELECT count(*) FROM pages").fetchone()[0] or 1
+    out = {}
+    for k in parsed.keywords:
+        words = re.findall(r"[A-Za-z0-9]+", k)
+        if not words:
+            continue
+        df = conn.execute("SELECT count(*) FROM page_fts WHERE page_fts MATCH ?", ['"' + " ".join(words) + '"']).fetchone()[0]
+        out[k] = math.log((n + 1) / (df + 0.5))
+    return out
+
+
+def _title_idf(title: str, idf: dict[str, float]) -> float:
+    """Sum of the idf of question keywords the title holds (prefix match stands in for stemming)."""
+    words = {w.lower()[:6] for w in re.findall(r"[A-Za-z0-9]+", title)}
+    return sum(v for k, v in idf.items() if k[:6] in words)
+
+
+def _page_meta(conn: sqlite3.Connection, keys: list[tuple[str, int]]) -> dict[tuple[str, int], tuple[str, str]]:
+    out = {}
+    for d, p in keys:
+        row = conn.execute("SELECT page_label, methods FROM pages WHERE doc_id=? AND page_num=?", (d, p)).fetchone()
+        if row:
+            out[(d, p)] = (row[0] or str(p), row[1] or "")
+    return out
+
+
+def _doc_hint_scores(conn: sqlite3.Connection, parsed: ParsedQuestion, scope: list[str]) -> dict[str, float]:
+    if not parsed.doc_hints:
+        return {}
+    out = {}
+    for d, name, title in conn.execute("SELECT doc_id, file_name, title FROM docs"):
+        if d not in scope:
+            continue
+        hay = f"{name or ''} {title or ''}".lower()
+        n = sum(1 for h in parsed.doc_hints if h in hay)
+        if n:
+            out[d] = n / len(parsed.doc_hints)
+    return out

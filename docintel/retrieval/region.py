@@ -45,18 +45,37 @@ class Sentence:
     line_nums: list[int] = field(default_factory=list)
 
 
+_HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
+_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])|\s*\n\s*")
+
+
+def _is_heading(t: str, prev_text: str) -> bool:
+    """A short line without end punctuation after a finished sentence ("5.3", "Optimizer")."""
+    return (
+        len(t.split()) <= 5
+        and not t.rstrip().endswith((".", ",", ";", ":", "-"))
+        and (not prev_text or prev_text.rstrip().endswith((".", "!", "?", ":")) or _HEADING_NUM.match(t) is not None)
+    )
+
+
 def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]]:
-    """Join line texts into running text (de-hyphenating), with char offset -> line_num spans."""
+    """Join line texts into running text (de-hyphenating; headings on lines of their own),
+    with char offset -> line_num spans."""
     text = ""
     spans: list[tuple[int, int]] = []
+    heading_open = False
     for num, t in lines:
         t = t.strip()
         if not t:
             continue
-        if text.endswith("-") and t[:1].islower() and len(text) > 1 and text[-2].isalpha():
+        heading = _is_heading(t, text) or (heading_open and len(t.split()) <= 5 and not t.endswith("."))
+        if heading or heading_open:
+            text += "\n"
+        elif text.endswith("-") and t[:1].islower() and len(text) > 1 and text[-2].isalpha():
             text = text[:-1]
         elif text:
             text += " "
+        heading_open = heading
         spans.append((len(text), num))
         text += t
     return text, spans
@@ -66,17 +85,15 @@ def split_sentences(lines: list[tuple[int, str]]) -> list[Sentence]:
     text, spans = join_lines(lines)
     out: list[Sentence] = []
     pos = 0
-    pieces = _SENT_END.split(text)
-    for piece in pieces:
+    for piece in _SPLIT.split(text):
         start = text.find(piece, pos)
         end = start + len(piece)
         pos = end
-        nums = [n for off, n in spans if off < end] if spans else []
+        if not piece.strip():
+            continue
         first = [n for off, n in spans if off <= start]
-        lo = first[-1] if first else (nums[0] if nums else 0)
-        covered = sorted({n for n in nums if n >= lo})
-        if piece.strip():
-            out.append(Sentence(piece.strip(), covered or [lo]))
+        nums = sorted({n for off, n in spans if start <= off < end} | ({first[-1]} if first else set()))
+        out.append(Sentence(piece.strip(), nums or ([spans[0][1]] if spans else [0])))
     return out
 
 
@@ -106,14 +123,15 @@ def best_window(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, floa
     sents = split_sentences(list(zip(lines["line_num"].astype(int), lines["text"].astype(str))))
     if not sents:
         return 0.0, None, None
-    best = (-1.0, 0)
+    best = (-1.0, -1.0, 0)
     for i in range(len(sents)):
         chunk = " ".join(s.text for s in sents[max(0, i - width // 2) : i + width // 2 + 1])
         have = stems(chunk)
         cov = sum(w for s, w in weights.items() if s in have) / total
-        if cov > best[0]:
-            best = (cov, i)
-    cov, i = best
+        own = sentence_score(sents[i].text, weights, parsed)
+        if (cov, own) > best[:2]:
+            best = (cov, own, i)
+    cov, _, i = best
     lo = max(0, i - width // 2)
     hi = min(len(sents) - 1, i + width // 2)
     return cov, sents[lo].line_nums[0], sents[hi].line_nums[-1]

@@ -1,0 +1,254 @@
+"""The cross-reference loop: the only place that calls brick after brick.
+
+question parsing -> retrieval (top-k pages) -> generation -> decide ->
+(resolve pending references -> fetch target regions -> regenerate) x max_loops.
+
+The decision reads only ``answer_completeness`` and ``pending_references`` (never a confidence
+score):
+
+- no internal pointer left open -> ``return_to_user`` when the answer is complete, else
+  ``give_up_partial`` (nothing more to follow: "not found", or a pointer the corpus lacks);
+- internal pointers open and budget left -> ``resolve_references`` (one loop);
+- internal pointers open and no budget -> ``give_up_partial``; the answer names what it could
+  not follow and completeness is never "complete".
+
+External pointers are recorded as ``external`` and named, never fetched. ``--trace FILE`` gets
+every pass: question parse, candidates with scores, generator input and output, resolver
+steps, timings.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from docintel.schemas.answers import (
+    AskResult,
+    Citation,
+    Completeness,
+    PendingReference,
+    RefStatus,
+    RefType,
+    ResolvedReference,
+    Tokens,
+    Verdict,
+)
+from docintel.settings import Settings
+
+
+def _key(ref: PendingReference | ResolvedReference) -> tuple:
+    o = ref.origin
+    return (ref.raw_text, o.page if o else None, o.line if o else None)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+
+    def lap(self) -> float:
+        now = time.perf_counter()
+        ms = (now - self.last) * 1000
+        self.last = now
+        return round(ms, 2)
+
+    def total(self) -> float:
+        return round((time.perf_counter() - self.t0) * 1000, 2)
+
+
+def answer(question: str, settings: Settings) -> AskResult:
+    """Answer ``question`` from the store at ``settings.store``."""
+    from docintel.errors import UsageError
+    from docintel.generation import LLM_GENERATORS, create_generator
+    from docintel.questions import parse_question
+    from docintel.references import Resolver, find_pointers
+    from docintel.retrieval import fetch_target, retrieve
+    from docintel.store.store import Store, check_store_path
+
+    clock = _Clock()
+    question = " ".join((question or "").split())
+    if not question:
+        raise UsageError('the question is empty; pass it in quotes: docintel ask "What is ...?"')
+    check_store_path(Path(settings.store))
+    store = Store(settings.store)
+    doc_ids = store.resolve_docs(settings.ask.docs)
+    ask = settings.ask
+    trace: dict[str, Any] = {
+        "question": question,
+        "store": str(settings.store),
+        "docs": doc_ids if len(doc_ids) <= 50 else f"{len(doc_ids)} documents",
+        "settings": {"top_k": ask.top_k, "max_loops": ask.max_loops, "generator": ask.generator,
+                     "model": settings.llm.model if ask.generator in LLM_GENERATORS else None},
+        "passes": [],
+    }
+    generator = create_generator(ask.generator, settings, find_pointers=find_pointers)
+    resolver = Resolver(store, llm_guess=_llm_guess(generator) if ask.generator in LLM_GENERATORS else None)
+    trace["setup_ms"] = clock.lap()
+
+    parsed = parse_question(question, find_pointers)
+    trace["parse"] = parsed.model_dump(mode="json")
+    trace["parse_ms"] = clock.lap()
+
+    passages, candidates = retrieve(store, parsed, doc_ids, top_k=ask.top_k)
+    trace["retrieval"] = {
+        "candidates": [c.model_dump() for c in candidates],
+        "chosen": [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in passages],
+        "ms": clock.lap(),
+    }
+
+    resolved: list[ResolvedReference] = []
+    ref_passages = []
+    attempted: set[tuple] = set()
+    resolver_steps: list[dict[str, Any]] = []
+
+    def follow(refs: list[PendingReference], default_doc: str | None) -> None:
+        for ref in refs:
+            attempted.add(_key(ref))
+            scope = [ref.doc_id] if ref.doc_id else ([default_doc] if default_doc else []) + [d for d in doc_ids if d != default_doc]
+            res = None
+            for doc in scope[:20]:
+                res = resolver.resolve(ref, doc)
+                if res.region is not None or res.resolved.status == RefStatus.external:
+                    break
+            assert res is not None
+            resolved.append(res.resolved)
+            step: dict[str, Any] = {"pointer": ref.raw_text, "origin": ref.origin.model_dump() if ref.origin else None,
+                                    "steps": res.steps, "status": res.resolved.status.value,
+                                    "source": res.resolved.source, "target_page": res.resolved.target_page}
+            if res.region is not None:
+                p = fetch_target(store, res.region, f"R{len(ref_passages) + 1}", res.next_section)
+                if ref.origin is None:
+                    p = p.model_copy(update={"note": (p.note or "").replace("in the question", "named in the question")})
+                ref_passages.append(p)
+                step["fetched"] = {"page": p.page, "lines": [p.line_start, p.line_end], "note": p.note,
+                                   "parsing_method": p.parsing_method}
+            resolver_steps.append(step)
+
+    # pointers named in the question go straight to their target
+    if parsed.pointers:
+        top_doc = passages[0].doc_id if passages else (doc_ids[0] if doc_ids else None)
+        follow(parsed.pointers, top_doc)
+        if ref_passages:  # the named target is the source: keyword pages would only add noise
+            trace["retrieval"]["dropped_for_question_pointer"] = [p.passage_id for p in passages]
+            passages = []
+        trace["question_pointers"] = {"steps": list(resolver_steps), "ms": clock.lap()}
+        resolver_steps.clear()
+
+    if not passages and not ref_passages:
+        result = AskResult(
+            question=question,
+            answer=("Not found: no page of the selected documents matches the question's keywords "
+                    f"({', '.join(parsed.keywords) or 'none left after stop words'})."),
+            answer_completeness=Completeness.partial, verdict=Verdict.give_up_partial,
+            resolved_references=resolved, passes=0, generator=generator.name,
+        )
+        trace["verdict"] = {"decision": "give_up_partial", "why": "no candidate page"}
+        return _finish(result, trace, clock, ask.trace)
+
+    pass_no, loops = 0, 0
+    llm_calls, tok_p, tok_c = 0, 0, 0
+    while True:
+        from docintel.schemas.generation import GenerationRequest
+
+        pass_no += 1
+        request = GenerationRequest(
+            question=question, parsed=parsed, passages=passages + ref_passages, pass_number=pass_no,
+            resolved_references=resolved, model=settings.llm.model if ask.generator in LLM_GENERATORS else None,
+        )
+        t_gen = time.perf_counter()
+        out = generator.generate(request)
+        gen_ms = round((time.perf_counter() - t_gen) * 1000, 2)
+        llm_calls += out.llm_calls
+        tok_p += out.tokens.prompt
+        tok_c += out.tokens.completion
+        record: dict[str, Any] = {
+            "pass": pass_no,
+            "generator_input": request.model_dump(mode="json", exclude={"parsed"}),
+            "generator_output": out.model_dump(mode="json"),
+            "generate_ms": gen_ms,
+        }
+        trace["passes"].append(record)
+        for r in out.pending_references:
+            if r.ref_type == RefType.external and not any(_key(x) == _key(r) for x in resolved):
+                resolved.append(ResolvedReference(raw_text=r.raw_text, ref_type=r.ref_type, ref_target=r.ref_target,
+                                                  status=RefStatus.external, doc_id=r.doc_id, origin=r.origin))
+        internal = [r for r in out.pending_references if r.ref_type != RefType.external]
+        new = [r for r in internal if _key(r) not in attempted]
+        if not new:
+            completeness = out.answer_completeness
+            if internal and completeness == Completeness.complete:
+                completeness = Completeness.references_unresolved
+            verdict = Verdict.return_to_user if completeness == Completeness.complete else Verdict.give_up_partial
+            record["decision"] = verdict.value
+            text = out.answer
+            break
+        if loops >= ask.max_loops:
+            completeness = out.answer_completeness
+            if completeness == Completeness.complete:
+                completeness = Completeness.references_unresolved
+            verdict = Verdict.give_up_partial
+            record["decision"] = "give_up_partial"
+            names = "; ".join(
+                f"{r.raw_text!r}" + (f" (page {r.origin.page} line {r.origin.line})" if r.origin else "") for r in new
+            )
+            why = "reference following is off (--max-loops 0)" if ask.max_loops == 0 else f"loop budget of {ask.max_loops} used up"
+            text = out.answer + f"\nNot followed ({why}): {names}."
+            break
+        loops += 1
+        record["decision"] = "resolve_references"
+        t_res = time.perf_counter()
+        follow(new, None)
+        record["resolver"] = list(resolver_steps)
+        resolver_steps.clear()
+        record["resolve_ms"] = round((time.perf_counter() - t_res) * 1000, 2)
+
+    result = AskResult(
+        question=question,
+        answer=text,
+        answer_completeness=completeness,
+        verdict=verdict,
+        citations=_dedupe(out.citations),
+        pending_references=internal,
+        resolved_references=resolved,
+        passes=pass_no,
+        llm_calls=llm_calls + resolver.llm_calls,
+        tokens=Tokens(prompt=tok_p + resolver.tokens[0], completion=tok_c + resolver.tokens[1]),
+        generator=generator.name,
+    )
+    trace["verdict"] = {"decision": verdict.value, "completeness": completeness.value, "passes": pass_no}
+    return _finish(result, trace, clock, ask.trace)
+
+
+def _dedupe(citations: list[Citation]) -> list[Citation]:
+    seen, out = set(), []
+    for c in citations:
+        k = (c.doc_id, c.page, c.line_start, c.line_end, c.retrieved_via, c.reference_text)
+        if k not in seen:
+            seen.add(k)
+            out.append(c)
+    return out
+
+
+def _llm_guess(generator: Any):
+    """Adapt an LLM generator's ``guess`` to the resolver's LLMGuess callable (or None)."""
+    guess = getattr(generator, "guess", None)
+    if guess is None:
+        return None
+
+    def call(pointer: str, candidates: list[str], context: str):
+        g = guess(pointer, candidates, context=context)
+        return g.index, g.llm_calls, g.tokens.prompt, g.tokens.completion
+
+    return call
+
+
+def _finish(result: AskResult, trace: dict[str, Any], clock: _Clock, path: Path | None) -> AskResult:
+    trace["result"] = result.to_json_dict()
+    trace["total_ms"] = clock.total()
+    if path is not None:
+        from docintel.store.atomic import write_bytes
+
+        write_bytes(Path(path), json.dumps(trace, indent=2, default=str, ensure_ascii=False).encode())
+    return result

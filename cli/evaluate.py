@@ -99,6 +99,9 @@ def results_table(report):
                     ("tokens", {"justify": "right"}), ("seconds", {"justify": "right"})]:
         t.add_column(col, **kw)
     for r in report.results:
+        if r.skipped:
+            t.add_row(r.id, "[yellow]skip[/]", r.skipped, "", "", "", "")
+            continue
         result = "[green]pass[/]" if r.passed else ("[red]error[/]" if r.error else "[red]FAIL[/]")
         t.add_row(r.id, result, r.failure_message() if not r.passed else "", str(r.passes), str(r.pages_read),
                   str(r.tokens_read), f"{r.seconds:.2f}")
@@ -133,7 +136,8 @@ def summary_line(report) -> str:
     tags = ", ".join(f"{t} {round(v['pass_rate'] * v['questions'])}/{int(v['questions'])}" for t, v in s.by_tag.items()
                      if t in ("pointer", "no-pointer", "unanswerable", "injection"))
     colour = "green" if s.passed == s.questions else "red"
-    return (f"[{colour}]{s.passed}/{s.questions} passed[/] ({s.mode.value}, {report.generator})"
+    skipped = f", {s.skipped} skipped" if s.skipped else ""
+    return (f"[{colour}]{s.passed}/{s.questions} passed[/]{skipped} ({s.mode.value}, {report.generator})"
             f"{' · ' + tags if tags else ''} · complete {100 * s.completeness_rate:.0f}% · "
             f"{s.pages_per_question:.2f} pages/q · {s.tokens_per_question:.0f} tokens/q · "
             f"{s.llm_calls} LLM calls · {s.seconds:.1f} s (+{report.setup_seconds:.1f} s store setup)")

@@ -24,7 +24,7 @@ def junit_xml(reports: Sequence[EvalReport]) -> str:
         for golden, results in by_file.items():
             stem = Path(golden).stem
             suite = ET.SubElement(root, "testsuite", name=f"{stem}[{report.mode.value}]")
-            failures = errors = 0
+            failures = errors = skipped = 0
             time_s = 0.0
             for r in results:
                 case = ET.SubElement(
@@ -32,6 +32,10 @@ def junit_xml(reports: Sequence[EvalReport]) -> str:
                     time=f"{r.seconds:.3f}", file=golden,
                 )
                 time_s += r.seconds
+                if r.skipped:
+                    skipped += 1
+                    ET.SubElement(case, "skipped", message=r.skipped)
+                    continue
                 if r.error:
                     errors += 1
                     el = ET.SubElement(case, "error", message=r.error[:500], type="ask_error")
@@ -54,7 +58,7 @@ def junit_xml(reports: Sequence[EvalReport]) -> str:
             suite.set("tests", str(len(results)))
             suite.set("failures", str(failures))
             suite.set("errors", str(errors))
-            suite.set("skipped", "0")
+            suite.set("skipped", str(skipped))
             suite.set("time", f"{time_s:.3f}")
             totals["tests"] += len(results)
             totals["failures"] += failures

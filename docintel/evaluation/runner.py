@@ -105,7 +105,7 @@ def prepare_stores(files: Sequence[GoldenFile], settings: Settings, progress: Pr
         paths: list[Path] = []
         for g in group:
             out[g.path] = root  # type: ignore[index]
-            paths.extend(p for p in g.document_paths() if p not in paths)
+            paths.extend(p for p in g.document_paths() if p not in paths and p.is_file())
         if paths:
             _build_store(root, paths, settings, progress)
     return out
@@ -129,18 +129,16 @@ def _build_store(root: Path, paths: list[Path], settings: Settings, progress: Pr
 
 
 def _failed_inputs(report: object) -> list[str]:
-    """Names of the documents an ingest report says failed (duck-typed: the report is ingest's)."""
-    for attr in ("failed", "failures", "errors"):
-        items = getattr(report, attr, None)
-        if items:
-            names = []
-            for it in items:
-                name = getattr(it, "path", None) or getattr(it, "file_name", None) or (
-                    it.get("path") if isinstance(it, dict) else it
-                )
-                names.append(Path(str(name)).name)
-            return names
-    return []
+    """Names of the documents ingest could not store at all (an IngestReport's failed files).
+
+    A "partial" file (some pages failed) is stored and still usable, so eval goes on with it.
+    """
+    out = []
+    for f in getattr(report, "files", None) or []:
+        status = getattr(getattr(f, "status", None), "value", getattr(f, "status", None))
+        if status == "failed":
+            out.append(f"{Path(f.path).name} ({f.reason})" if getattr(f, "reason", None) else Path(f.path).name)
+    return out
 
 
 # -- running --------------------------------------------------------------------------------
@@ -179,6 +177,11 @@ def _run_mode(
     for i, (g, q) in enumerate(todo):
         if progress:
             progress(f"{mode.value} {q.id}", i, len(todo))
+        missing = g.missing_documents()
+        if missing:  # only possible with skip_missing_documents (the loader refuses otherwise)
+            results.append(QuestionResult(id=q.id, golden_file=str(g.path), question=q.question, tags=q.tags,
+                                          mode=mode, passed=True, skipped=f"missing document {missing[0]}"))
+            continue
         store = stores[g.path]  # type: ignore[index]
         results.append(run_question(q, g, question_settings(settings, store, g, q, mode), mode, ask))
     if progress:
@@ -256,6 +259,9 @@ def reading_cost(store_root: Path, result: AskResult) -> tuple[int, int, str]:
 
 
 def summarise(mode: EvalMode, results: Sequence[QuestionResult]) -> ModeSummary:
+    """Aggregates over the questions that ran (skipped ones are left out)."""
+    skipped = sum(1 for r in results if r.skipped)
+    results = [r for r in results if not r.skipped]
     n = len(results) or 1
 
     def answer_ok(r: QuestionResult) -> bool:
@@ -277,6 +283,7 @@ def summarise(mode: EvalMode, results: Sequence[QuestionResult]) -> ModeSummary:
     return ModeSummary(
         mode=mode,
         questions=len(results),
+        skipped=skipped,
         passed=sum(r.passed for r in results),
         completeness_rate=round(sum(complete(r) for r in results) / n, 4),
         answer_pass_rate=round(sum(answer_ok(r) for r in results) / n, 4),

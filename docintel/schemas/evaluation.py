@@ -80,11 +80,19 @@ class GoldenFile(BaseModel):
 
     documents: list[str] = Field(default_factory=list, description="PDF paths relative to the golden file.")
     questions: list[GoldenQuestion] = Field(min_length=1)
+    skip_missing_documents: bool = Field(
+        False,
+        description="Skip (not fail) this file's questions when a document is missing, for documents "
+        "that may not be committed (e.g. read from ../shared/corpora).",
+    )
     path: Path | None = Field(None, description="Where the file was read from (set by the loader).")
 
     def document_paths(self) -> list[Path]:
         base = self.path.parent if self.path else Path(".")
         return [(base / d).resolve() for d in self.documents]
+
+    def missing_documents(self) -> list[str]:
+        return [d for d, p in zip(self.documents, self.document_paths()) if not p.is_file()]
 
 
 class CheckResult(BaseModel):
@@ -110,6 +118,7 @@ class QuestionResult(BaseModel):
     passed: bool
     checks: list[CheckResult] = Field(default_factory=list)
     error: str | None = Field(None, description="Set when ask itself failed (the question fails).")
+    skipped: str | None = Field(None, description="Why the question was not run (a missing optional document).")
     answer: str = ""
     answer_completeness: Completeness | None = None
     verdict: Verdict | None = None
@@ -133,8 +142,9 @@ class ModeSummary(BaseModel):
     """Aggregates of one mode over all questions (one row of the --compare table)."""
 
     mode: EvalMode
-    questions: int
+    questions: int = Field(description="Questions run (skipped ones not counted).")
     passed: int
+    skipped: int = 0
     completeness_rate: float = Field(description="Share of answers with completeness 'complete'.")
     answer_pass_rate: float = Field(description="Share of questions whose answer_* checks all hold.")
     pass_rate: float = Field(description="Share of questions passing every check.")

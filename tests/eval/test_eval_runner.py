@@ -162,3 +162,17 @@ def test_cli_compare_table(write_golden, tmp_path, patched):
     assert "pages/q" in header and "tokens/q" in header and "LLM calls" in header
     res = runner.invoke(app, ["eval", str(write_golden()), "--store", str(tmp_path / "s"), "--compare", "--json"])
     assert [r["mode"] for r in json.loads(res.stdout)["compare"]] == ["loop", "naive", "topk"]
+
+
+def test_missing_optional_documents_skip_instead_of_fail(write_golden, golden_text, tmp_path, patched):
+    text = golden_text.replace("documents: []", "documents: [../elsewhere/paper.pdf]\nskip_missing_documents: true")
+    report = run_eval([write_golden(text)], Settings.load(env={}), ask=patched)
+    assert [r.skipped for r in report.results] == ["missing document ../elsewhere/paper.pdf"] * 2
+    assert report.ok and report.summary.questions == 0 and report.summary.skipped == 2
+    assert patched.calls == [] and patched.setup == []
+    assert ET.fromstring(junit_xml([report])).find(".//testcase/skipped") is not None
+    # without the flag the same file is malformed (exit 2), naming the documents line
+    from docintel.evaluation.golden import GoldenFileError
+
+    with pytest.raises(GoldenFileError, match=r"golden.yaml:1: document ../elsewhere/paper.pdf not found"):
+        run_eval([write_golden(text.replace("skip_missing_documents: true\n", ""))], Settings.load(env={}), ask=patched)

@@ -48,6 +48,18 @@ def escalate(
     return report
 
 
+def escalate_methods() -> list[dict]:
+    """The registered escalation methods: name, reasons routed to it, coverage, description."""
+    from docintel.parsing import methods
+
+    out = []
+    for name in methods.names():
+        m = methods.get(name)
+        out.append({"name": name, "reasons": list(m.reasons), "coverage": m.coverage,
+                    "structured": m.structured, "description": m.description})
+    return out
+
+
 def ask(question: str, settings: Settings) -> "AskResult":
     """Answer ``question`` from the store with the cross-reference loop."""
     from docintel.orchestrator.loop import answer
@@ -67,3 +79,24 @@ def evaluate_compare(golden_files: Sequence[Path], settings: Settings, progress:
     from docintel.evaluation.runner import run_compare
 
     return run_compare(golden_files, settings, progress=progress)
+
+
+def documents(settings: Settings) -> list[dict]:
+    """Stored documents (one record per document version), for `docintel docs`."""
+    from docintel.parsing.overview import list_documents
+
+    return list_documents(settings)
+
+
+def pages(settings: Settings, doc: str) -> dict:
+    """Per-page signals and reasons of one document, for `docintel pages DOC`."""
+    from docintel.parsing.overview import page_signals
+
+    return page_signals(settings, doc)
+
+
+def toc(settings: Settings, doc: str) -> dict:
+    """The table of contents (toc_df) of one document, for `docintel toc DOC`."""
+    from docintel.parsing.overview import table_of_contents
+
+    return table_of_contents(settings, doc)

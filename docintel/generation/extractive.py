@@ -294,7 +294,7 @@ class ExtractiveGenerator:
         rows = [ln for ln in p.lines if ln.kind == "table_row"]
         caveat = ""
         if p.note and "rebuilt" in p.note:
-            caveat = " [row rebuilt from flat baseline lines by position"
+            caveat = " [rebuilt from flat baseline lines by position"
             if "could not be recovered" in p.note:
                 caveat += f"; the values of row ({p.sub_selector}) could not be recovered"
             caveat += "]"
@@ -308,7 +308,11 @@ class ExtractiveGenerator:
                 text += f"; for comparison, {described[1]}"
             return text + caveat + ".", cited
         if rows:
-            best = sorted(rows, key=lambda r: -len(_stems(r.text) & set(weights)))[:3]
+            def overlap(r: PassageLine) -> int:
+                cell_text = " ".join(f"{c.header} {c.value}" for c in r.cells) or r.text
+                return len(_stems(cell_text) & set(weights))
+
+            best = sorted(rows, key=lambda r: (-overlap(r), r.line_num))[:3]
             return f"{head}: " + "; ".join(self._row_text(r) for r in best) + caveat + ".", sorted(r.line_num for r in best)
         sents = _sentences(p)
         if not sents:

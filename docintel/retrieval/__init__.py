@@ -170,7 +170,7 @@ def _num(v: Any) -> float | None:
 
 def fetch_target(store: Store, region: TargetRegion, passage_id: str, next_section: tuple[int, float] | None = None) -> Passage:
     """The lines ``region`` designates, as a reference passage tagged with its provenance."""
-    from docintel.retrieval.region import rebuild_row, section_lines, selected_rows, table_lines, to_passage_lines
+    from docintel.retrieval.region import rebuild_row, rebuild_table, section_lines, selected_rows, table_lines, to_passage_lines
     from docintel.store.view import best_lines
 
     pages = list(range(region.page_start, region.page_end + 1))
@@ -192,10 +192,12 @@ def fetch_target(store: Store, region: TargetRegion, passage_id: str, next_secti
                 header, rows, note = rebuild_row(table, region.sub_selector)
                 plines = header + rows
                 note_bits.append(note)
+        elif how == "flat":
+            header, rows = rebuild_table(table)
+            plines = header + rows if rows else to_passage_lines(table)
+            note_bits.append("rows rebuilt from flat baseline lines by vertical position (no table structure parse)")
         else:
             plines = to_passage_lines(table)
-            if how == "flat":
-                note_bits.append("table read from flat baseline lines (no table structure parse)")
         cap = page[page["line_num"] == region.line_start] if region.line_start is not None else page.iloc[0:0]
         if not cap.empty and how == "flat":
             plines = to_passage_lines(cap) + plines

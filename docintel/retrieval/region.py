@@ -369,6 +369,27 @@ def rebuild_row(table: pd.DataFrame, sub: str) -> tuple[list[PassageLine], list[
     return [header_line] if cols else [], out, note
 
 
+def rebuild_table(table: pd.DataFrame) -> tuple[list[PassageLine], list[PassageLine]]:
+    """Every visual row of a flat table as a table_row line with header-paired cells."""
+    rows = cluster_rows(table)
+    cols, first_data = header_columns(rows)
+    left = min((a for a, _, _ in cols), default=0.0)
+    out = []
+    for r in rows[first_data:] if cols else rows:
+        cells = []
+        for _, c in r.iterrows():
+            x0, x1 = float(c["x0"]), float(c["x1"])
+            h = "" if (not cols or x1 <= left + 1) else _header_for(x0, x1, cols)
+            cells.append(Cell(header=h, value=str(c["text"])))
+        label = next((c.value for c in cells if not c.header), None)
+        text = "; ".join(f"{c.header}: {c.value}" if c.header else c.value for c in cells)
+        out.append(PassageLine(line_num=int(r["line_num"].min()), text=text, kind="table_row",
+                               parsing_method=str(r["parsing_method"].iloc[0]), row_key=label, cells=cells))
+    header = [PassageLine(line_num=int(table["line_num"].min()), text=" | ".join(h for _, _, h in cols),
+                          kind="header", parsing_method="pymupdf")] if cols else []
+    return header, out
+
+
 def selected_rows(table: pd.DataFrame, sub: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(row ``sub``, first row) of an escalated table (table_row lines with row_key / cells)."""
     hit = table[[_label_match(rk, tx, sub) for rk, tx in zip(table.get("row_key", [None] * len(table)), table["text"])]]

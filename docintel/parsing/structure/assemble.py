@@ -62,14 +62,21 @@ def assemble(doc: Any, doc_id: str, lines: pd.DataFrame, page_labels: list[str])
     toc_rows = finalize_toc(entries, doc_id, n_pages, top_y)
 
     style = L.body_style(df)
-    objects = caption_rows(logical, df, style, furniture | on_contents)
+    arrays = L.LineArrays(df)
+    objects = caption_rows(logical, arrays, style, furniture | on_contents)
     taken = {(o["object_type"], o["object_id"]) for o in objects}
     for o in appendix_rows(toc_rows, logical):
         if (o["object_type"], o["object_id"]) not in taken:
             objects.append(o)
             taken.add((o["object_type"], o["object_id"]))
 
-    refs = native_link_rows(doc, df) + toc_anchor_rows(toc_rows) + object_anchor_rows(objects)
+    citation_pages = {
+        p
+        for r in toc_rows
+        if r["page_start"] is not None and r["title"].strip().lower() in ("references", "bibliography", "works cited", "literature cited")
+        for p in range(r["page_start"], (r["page_end"] or r["page_start"]) + 1)
+    }
+    refs = native_link_rows(doc, arrays, citation_pages) + toc_anchor_rows(toc_rows) + object_anchor_rows(objects)
     for r in toc_rows:
         r.pop("kind", None)
     return toc_rows, objects, refs

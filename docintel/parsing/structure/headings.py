@@ -1,10 +1,253 @@
-"""TOC without an outline: numbered headings in the text, completed by a printed contents page."""
+"""TOC without an outline: numbered headings in the text, completed by a printed contents page.
+
+Heading candidates are logical lines that start with a section number ("5.1.3.3 Title"), an
+appendix word ("Appendix A—Title") or, in the style of the numbered top-level headings, a
+bare letter ("A Bootstrap analysis"). A candidate must look like a heading (bold, larger or in
+another font than the body; short; capitalised title), must not be a running header, a contents
+entry, a footnote or a list item, and the kept numbers must increase through the document (a
+longest increasing subsequence drops stray matches). Headings whose number the text layer lost
+("Authenticator Assurance Level 1" between "4 ..." and "4.1.1") get it back from their numbered
+neighbours when they share the numbered headings' style.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import bisect
+import re
+from typing import Any, Sequence
 
 import pandas as pd
+
+from docintel.parsing.structure.contents_page import contents_entries
+from docintel.parsing.structure.lines import BodyStyle, body_style
+from docintel.parsing.structure.numbering import (
+    is_unnumbered_title,
+    number_depth,
+    number_key,
+    parent_number,
+    plausible_next,
+)
+from docintel.parsing.structure.outline import match_heading_line, norm
+
+_APP_WORDS = "appendix|annex|schedule|attachment|exhibit|supplement"
+HEADING = re.compile(
+    r"^(?:(?P<num>\d{1,2}(?:\.\d{1,3}){0,5})\.?"
+    r"|(?P<let>[A-Z])(?:\.(?P<sub>\d{1,3}(?:\.\d{1,3}){0,3}))?\.?"
+    rf"|(?P<word>(?i:{_APP_WORDS}))\s+(?P<wid>[A-Z]|\d{{1,2}})(?![\w\-])[.:\u2014\u2013\-]*)"
+    r"(?:\s+|(?<=[.:\u2014\u2013\-])\s*)(?P<title>\S.*)?$"
+)
+_CHEAP = (
+    r"^(?:(?:\d{1,2}(?:\.\d{1,3}){0,5}|[A-Z](?:\.\d{1,3}){0,4})\.?(?:\s|$|[\u2014\u2013\-:])|(?i:"
+    + _APP_WORDS
+    + r")\s)"
+)
+
+
+def _style(row: Any) -> tuple[str, float, bool]:
+    return (row.font or "", round(float(row.font_size) * 2) / 2, bool(row.bold))
+
+
+def _distinct(row: Any, body: BodyStyle) -> bool:
+    """Set apart from body text: bold, clearly larger, or another font at body size or more."""
+    size = float(row.font_size)
+    if row.bold or size >= body.size + 0.9:
+        return True
+    return (row.font or "") != body.font and size >= body.size - 0.3 and "ital" not in (row.font or "").lower()
+
+
+def heading_candidates(logical: pd.DataFrame, skip: pd.Series, body: BodyStyle) -> list[dict[str, Any]]:
+    """Numbered / appendix / lettered heading candidates in document order (before sequencing)."""
+    text = logical["text"]
+    mask = text.str.match(_CHEAP) & ~skip & (text.str.len() <= 160)
+    sub = logical[mask]
+    out: list[dict[str, Any]] = []
+    nxt = _next_line_lookup(logical, mask)
+    for pos, row in zip(sub.index, sub.itertuples(index=False)):
+        m = HEADING.match(row.text)
+        if not m:
+            continue
+        title = (m.group("title") or "").strip()
+        kind = "section"
+        if m.group("num"):
+            ident = m.group("num")
+            if int(ident.split(".")[0]) > 40 or not title:
+                continue
+        elif m.group("word"):
+            word = m.group("word").lower()
+            kind = word
+            ident = m.group("wid").upper()
+        else:
+            ident = m.group("let") + ("." + m.group("sub") if m.group("sub") else "")
+            kind = "letter" if not m.group("sub") else "section"
+            if not title:
+                continue
+        if title and not (title[0].isupper() or title[0].isdigit() or title[0] in "\"'“‘("):
+            continue
+        if title.endswith((",", ";")) or (len(title) > 90 and title.endswith(".")):
+            continue
+        if not _distinct(row, body) and kind not in _APP_WORDS.split("|"):
+            continue
+        cont = nxt.get(pos)
+        if cont is not None and _continues_title(row, cont, title):
+            title = f"{title} {cont.text}".strip()
+        out.append(
+            {
+                "toc_id": ident,
+                "kind": kind,
+                "title": title,
+                "page_start": int(row.page_num),
+                "line_num": int(row.line_num),
+                "y0": float(row.y0),
+                "x0": float(row.x0),
+                "style": _style(row),
+                "source": "heading",
+            }
+        )
+    return out
+
+
+def _next_line_lookup(logical: pd.DataFrame, mask: pd.Series) -> dict[int, Any]:
+    """For each masked row, the following logical row (same page), for wrapped titles."""
+    idx = [i + 1 for i in logical.index[mask] if i + 1 < len(logical)]
+    if not idx:
+        return {}
+    nxt = logical.loc[idx]
+    return {i - 1: r for i, r in zip(nxt.index, nxt.itertuples(index=False))}
+
+
+def _continues_title(row: Any, nxt: Any, title: str) -> bool:
+    if int(nxt.page_num) != int(row.page_num) or int(nxt.block_num) != int(row.block_num):
+        return False
+    if _style(nxt) != _style(row) or len(nxt.text) > 80 or HEADING.match(nxt.text) and re.match(r"^\d", nxt.text):
+        return False
+    gap = float(nxt.y0) - float(row.y1)
+    return -1.0 <= gap <= 0.8 * (float(row.y1) - float(row.y0)) and not title.endswith(".")
+
+
+def increasing_subsequence(keys: Sequence[tuple]) -> list[int]:
+    """Indices of a longest strictly increasing subsequence of ``keys`` (patience sorting)."""
+    tails: list[tuple] = []
+    tails_idx: list[int] = []
+    prev = [-1] * len(keys)
+    for i, k in enumerate(keys):
+        j = bisect.bisect_left(tails, k)
+        if j == len(tails):
+            tails.append(k)
+            tails_idx.append(i)
+        else:
+            tails[j] = k
+            tails_idx[j] = i
+        prev[i] = tails_idx[j - 1] if j > 0 else -1
+    out = []
+    i = tails_idx[-1] if tails_idx else -1
+    while i >= 0:
+        out.append(i)
+        i = prev[i]
+    return out[::-1]
+
+
+def sequence_headings(cands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Keep candidates whose numbers increase through the document; lettered headings only in
+    the style of the top-level numbered ones."""
+    numbered = [c for c in cands if c["kind"] != "letter"]
+    top_styles = {c["style"] for c in numbered if c["kind"] == "section" and c["toc_id"].isdigit()}
+    # footnotes and list items share no style with real headings at the same depth: keep, per
+    # depth, the styles that carry a real share of that depth's candidates
+    by_depth: dict[int, dict[tuple, int]] = {}
+    for c in numbered:
+        d = number_depth(c["toc_id"]) if c["kind"] == "section" else 0
+        by_depth.setdefault(d, {}).setdefault(c["style"], 0)
+        by_depth[d][c["style"]] += 1
+    kept = []
+    for c in cands:
+        if c["kind"] == "letter":
+            if c["style"] not in top_styles:
+                continue
+            c = dict(c, kind="appendix")
+        else:
+            d = number_depth(c["toc_id"]) if c["kind"] == "section" else 0
+            counts = by_depth.get(d, {})
+            if counts and counts.get(c["style"], 0) * 5 < max(counts.values()) and counts.get(c["style"], 0) < 2:
+                continue
+        kept.append(c)
+    if not kept:
+        return []
+    order = increasing_subsequence([number_key(c["toc_id"]) for c in kept])
+    return [kept[i] for i in order]
+
+
+def unnumbered_candidates(
+    logical: pd.DataFrame, skip: pd.Series, styles: set[tuple], body: BodyStyle
+) -> list[dict[str, Any]]:
+    """Unnumbered lines in a numbered-heading style (numbers lost in the text layer), and
+    front/back-matter headings ("References", "Acknowledgments") in any heading style."""
+    if not styles:
+        return []
+    text = logical["text"]
+    mask = ~skip & (text.str.len() <= 90) & ~text.str.match(_CHEAP) & text.str.match(r"^[A-Z\"“]")
+    mask &= logical["bold"] | (logical["font_size"] >= body.size + 0.9)
+    sub = logical[mask]
+    out = []
+    for row in sub.itertuples(index=False):
+        st = _style(row)
+        if st not in styles and not (is_unnumbered_title(row.text) and _distinct(row, body)):
+            continue
+        if row.text.endswith((".", ",", ";", ":")) and not is_unnumbered_title(row.text):
+            continue
+        out.append(
+            {
+                "toc_id": None,
+                "kind": "section",
+                "title": row.text,
+                "page_start": int(row.page_num),
+                "line_num": int(row.line_num),
+                "y0": float(row.y0),
+                "x0": float(row.x0),
+                "style": st,
+                "source": "heading",
+            }
+        )
+    return out
+
+
+def infer_lost_numbers(seq: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Number unnumbered headings from their numbered neighbours; drop those that stay unsure
+    (front/back matter titles keep a synthetic id)."""
+    used = {e["toc_id"] for e in seq if e["toc_id"]}
+    depth_of_cluster: dict[tuple, int] = {}
+    out: list[dict[str, Any]] = []
+    for i, e in enumerate(seq):
+        if e["toc_id"] is not None:
+            out.append(e)
+            continue
+        if is_unnumbered_title(e["title"]):
+            out.append(dict(e, level=1))
+            continue
+        prev = next((x["toc_id"] for x in reversed(out) if x["toc_id"] and x["kind"] == "section"), None)
+        nxt = next((x["toc_id"] for x in seq[i + 1 :] if x["toc_id"] and x["kind"] == "section"), None)
+        cluster = e["style"]
+        guess = None
+        if nxt is not None and nxt.endswith(".1") and parent_number(nxt) and parent_number(nxt) not in used:
+            cand = parent_number(nxt)
+            if prev is None or plausible_next(prev, cand):
+                guess = cand
+        if guess is None and prev is not None and cluster in depth_of_cluster:
+            want = depth_of_cluster[cluster]
+            parts = prev.split(".")
+            cand = None
+            if len(parts) >= want and parts[want - 1].isdigit():
+                cand = ".".join(parts[: want - 1] + [str(int(parts[want - 1]) + 1)])
+            elif len(parts) == want - 1:
+                cand = prev + ".1"
+            if cand:
+                if cand not in used and (nxt is None or plausible_next(cand, nxt) or number_key(cand) < number_key(nxt)):
+                    guess = cand
+        if guess is None:
+            continue
+        depth_of_cluster.setdefault(cluster, number_depth(guess))
+        used.add(guess)
+        out.append(dict(e, toc_id=guess))
+    return out
 
 
 def toc_without_outline(
@@ -14,6 +257,80 @@ def toc_without_outline(
     contents: set[int],
     page_labels: list[str],
     n_pages: int,
+    body: BodyStyle | None = None,
 ) -> list[dict[str, Any]]:
-    """Placeholder: filled in by the heading detector (next commit)."""
-    return []
+    """TOC entries for a document without an outline: headings first, contents page second."""
+    body = body or body_style(logical)
+    skip = furniture | on_contents
+    cands = heading_candidates(logical, skip, body)
+    printed = contents_entries(logical, on_contents, contents, page_labels, n_pages, cands)
+    cands = confirm_by_contents(cands, printed)
+    seq = sequence_headings(cands)
+    styles = {c["style"] for c in seq if c["kind"] == "section"}
+    extra = unnumbered_candidates(logical, skip, styles, body)
+    if extra:
+        merged = sorted(seq + extra, key=lambda e: (e["page_start"], e["line_num"]))
+        seq = infer_lost_numbers(merged)
+    entries = _with_levels(seq)
+    return _merge_contents(entries, printed, logical, skip)
+
+
+def confirm_by_contents(cands: list[dict[str, Any]], printed: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """When a printed contents page lists most numbered headings, a numbered candidate at a
+    depth the contents covers but missing from it is a list item or a question, not a section."""
+    listed = {p["toc_id"] for p in printed if p.get("toc_id") and p.get("kind") == "section"}
+    if len(listed) < 5:
+        return cands
+    max_depth = max(number_depth(i) for i in listed)
+    at_depth = [c for c in cands if c["kind"] == "section" and number_depth(c["toc_id"]) <= max_depth]
+    if not at_depth or sum(c["toc_id"] in listed for c in at_depth) < 0.6 * len(at_depth):
+        return cands
+    return [
+        c
+        for c in cands
+        if not (c["kind"] == "section" and number_depth(c["toc_id"]) <= max_depth and c["toc_id"] not in listed)
+    ]
+
+
+def _with_levels(seq: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for e in seq:
+        e = dict(e)
+        if e.get("level") is None:
+            e["level"] = 1 if e["toc_id"] is None or e["kind"] != "section" else number_depth(e["toc_id"])
+        e.pop("style", None)
+        e.pop("x0", None)
+        out.append(e)
+    return out
+
+
+def _merge_contents(
+    entries: list[dict[str, Any]], printed: list[dict[str, Any]], logical: pd.DataFrame, skip: pd.Series
+) -> list[dict[str, Any]]:
+    """Add contents-page entries the headings missed (ids not seen, page known), placing each
+    heading line when the page shows its title."""
+    if not printed:
+        return entries
+    have = {e["toc_id"] for e in entries if e["toc_id"]}
+    have_titles = {norm(e["title"]) for e in entries}
+    body = logical[~skip]
+    added = []
+    for p in printed:
+        if p["page_start"] is None:
+            continue
+        if p["toc_id"] in have or (p["toc_id"] is None and norm(p["title"]) in have_titles):
+            continue
+        if p["toc_id"] is None:
+            continue  # an unnumbered entry the headings did not confirm: no citeable id
+        page_lines = body[body["page_num"] == p["page_start"]]
+        hit = match_heading_line(
+            f"{p['toc_id']} {p['title']}",
+            list(zip(page_lines["text"].tolist(), page_lines["line_num"].tolist(), page_lines["y0"].tolist())),
+            None,
+        )
+        added.append(dict(p, line_num=hit["line_num"] if hit else None, y0=hit["y0"] if hit else None))
+    if not added:
+        return entries
+    merged = entries + added
+    merged.sort(key=lambda e: (e["page_start"], e["line_num"] if e.get("line_num") is not None else 10**9))
+    return merged

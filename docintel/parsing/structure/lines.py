@@ -72,30 +72,41 @@ def logical_lines(lines: pd.DataFrame) -> pd.DataFrame:
         & (x0[1:] >= x1[:-1] - 2.0)
         & (((block[1:] == block[:-1]) & (x0[1:] - x1[:-1] < 80)) | (bare[:-1] & (x0[1:] - x1[:-1] < 60)))
     )
-    group = np.cumsum(~same)
-    df["_g"] = group
     df["line_end"] = df["line_num"]
     df["n_frag"] = 1
     if not same.any():
-        return df.drop(columns="_g")
-    multi = df["_g"].isin(np.unique(group[same]))
-    parts = df[multi]
-    joined = parts.groupby("_g", sort=False).agg(
-        text=("text", " ".join),
-        x1=("x1", "max"),
-        y1=("y1", "max"),
-        line_end=("line_num", "max"),
-        n_frag=("line_num", "size"),
-        bold=("bold", "max"),
-        font_size=("font_size", "max"),
-    )
-    first = parts.drop_duplicates("_g").set_index("_g")
-    for col in joined.columns:
-        first[col] = joined[col]
-    first = first.reset_index()
-    out = pd.concat([df[~multi], first], ignore_index=True)
-    out = out.sort_values(["page_num", "line_num"], kind="stable").reset_index(drop=True)
-    return out.drop(columns="_g")
+        return df
+    # join each run of fragments into its first row (few rows: plain Python is cheapest)
+    texts = text.tolist()
+    line_num = df["line_num"].to_numpy()
+    bold = df["bold"].to_numpy(bool).copy()
+    size = df["font_size"].to_numpy(float).copy()
+    new_text = list(texts)
+    line_end = line_num.copy()
+    n_frag = np.ones(len(df), dtype=np.int64)
+    keep = ~same
+    x1 = x1.copy()
+    y1 = y1.copy()
+    head = -1
+    for i in np.flatnonzero(same | np.r_[same[1:], False]):
+        if not same[i]:
+            head = i
+            continue
+        new_text[head] = new_text[head] + " " + texts[i]
+        x1[head] = max(x1[head], x1[i])
+        y1[head] = max(y1[head], y1[i])
+        line_end[head] = line_num[i]
+        n_frag[head] += 1
+        bold[head] = bold[head] or bold[i]
+        size[head] = max(size[head], size[i])
+    df["text"] = new_text
+    df["x1"] = x1
+    df["y1"] = y1
+    df["line_end"] = line_end
+    df["n_frag"] = n_frag
+    df["bold"] = bold
+    df["font_size"] = size
+    return df[keep].reset_index(drop=True)
 
 
 def furniture_mask(lines: pd.DataFrame, n_pages: int) -> pd.Series:
@@ -132,3 +143,61 @@ def contents_pages(lines: pd.DataFrame, leaders: pd.Series) -> set[int]:
         if share.get(p, 0) >= 0.3:
             pages.add(int(p))
     return pages
+
+
+class LineArrays:
+    """Columns of a line table sorted by (page_num, line_num), as numpy arrays, with per-page
+    slices: cheap bbox lookups without pandas indexing in loops."""
+
+    def __init__(self, lines: pd.DataFrame):
+        df = lines.sort_values(["page_num", "line_num"], kind="stable") if len(lines) else lines
+        self.page = df["page_num"].to_numpy(np.int64) if len(df) else np.zeros(0, np.int64)
+        self.line_num = df["line_num"].to_numpy(np.int64) if len(df) else np.zeros(0, np.int64)
+        self.block = df["block_num"].to_numpy(np.int64) if len(df) else np.zeros(0, np.int64)
+        self.box = df[["x0", "y0", "x1", "y1"]].to_numpy(float) if len(df) else np.zeros((0, 4))
+        self.text: list[str] = df["text"].tolist() if len(df) else []
+
+    def page_slice(self, page: int) -> slice:
+        lo = int(np.searchsorted(self.page, page, "left"))
+        hi = int(np.searchsorted(self.page, page, "right"))
+        return slice(lo, hi)
+
+    def line_at(self, page: int, rect: tuple[float, float, float, float]) -> int | None:
+        """line_num of the page's line with the largest overlap with ``rect``."""
+        sl = self.page_slice(page)
+        b = self.box[sl]
+        if not len(b):
+            return None
+        rx0, ry0, rx1, ry1 = rect
+        ix = np.clip(np.minimum(b[:, 2], rx1) - np.maximum(b[:, 0], rx0), 0, None)
+        iy = np.clip(np.minimum(b[:, 3], ry1) - np.maximum(b[:, 1], ry0), 0, None)
+        area = ix * iy
+        k = int(area.argmax())
+        if area[k] <= 0:
+            return None
+        return int(self.line_num[sl][k])
+
+    def row_neighbours(self, page: int, box: tuple[float, float, float, float]) -> int:
+        """How many other lines of the page sit on the same row as ``box`` (vertical overlap of
+        more than half the height, no horizontal overlap) within 250 pt: table cells do."""
+        sl = self.page_slice(page)
+        b = self.box[sl]
+        x0, y0, x1, y1 = box
+        h = max(y1 - y0, 1.0)
+        iy = np.minimum(b[:, 3], y1) - np.maximum(b[:, 1], y0)
+        ix = np.minimum(b[:, 2], x1) - np.maximum(b[:, 0], x0)
+        near = (b[:, 0] < x1 + 250) & (b[:, 2] > x0 - 250)
+        return int(((iy > 0.5 * h) & (ix <= 0) & near).sum())
+
+    def block_after(self, page: int, block: int, after_line: int, limit: int = 12) -> tuple[int, list[float]] | None:
+        """(last line_num, union bbox) of the lines of ``block`` after ``after_line``, when the
+        block is small (<= ``limit`` lines: a caption, not a text column)."""
+        sl = self.page_slice(page)
+        in_block = self.block[sl] == block
+        if not in_block.any() or int(in_block.sum()) > limit:
+            return None
+        sel = in_block & (self.line_num[sl] > after_line)
+        if not sel.any():
+            return None
+        b = self.box[sl][sel]
+        return int(self.line_num[sl][sel].max()), [float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())]

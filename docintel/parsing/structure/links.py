@@ -13,9 +13,9 @@ import re
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from docintel.parsing.fitz import pymupdf
+from docintel.parsing.structure.lines import LineArrays
 from docintel.parsing.structure.numbering import parse_link_anchor
 
 _DEST = re.compile(
@@ -68,44 +68,91 @@ def _pages_with_annots(doc: Any) -> list[int]:
     return pages
 
 
-def anchor_words(words: Sequence[tuple], rect: Any) -> str:
-    """Text of the words whose box overlaps ``rect`` by at least half of the word's area/width."""
+def anchor_words(words: Sequence[tuple], rect: Any, boxes: np.ndarray | None = None) -> str:
+    """Text of the words (PyMuPDF "words" tuples) whose box lies at least half inside ``rect``
+    horizontally and mostly inside it vertically. Exact, but needs the page's words (a text
+    extraction of its own); :func:`anchor_from_lines` is the cheap default."""
+    if not words:
+        return ""
+    if boxes is None:
+        boxes = np.array([w[:4] for w in words], dtype=float)
     rx0, ry0, rx1, ry1 = rect
-    picked = []
-    for w in words:
-        x0, y0, x1, y1 = w[0], w[1], w[2], w[3]
-        ix = min(x1, rx1) - max(x0, rx0)
-        iy = min(y1, ry1) - max(y0, ry0)
-        if ix <= 0 or iy <= 0:
-            continue
-        if ix >= 0.5 * max(x1 - x0, 0.1) and iy >= 0.4 * max(y1 - y0, 0.1):
-            picked.append(w)
-    picked.sort(key=lambda w: (w[5], w[6], w[7]) if len(w) > 7 else (round(w[1]), w[0]))
-    return " ".join(w[4] for w in picked)
+    ix = np.minimum(boxes[:, 2], rx1) - np.maximum(boxes[:, 0], rx0)
+    iy = np.minimum(boxes[:, 3], ry1) - np.maximum(boxes[:, 1], ry0)
+    w = np.maximum(boxes[:, 2] - boxes[:, 0], 0.1)
+    h = np.maximum(boxes[:, 3] - boxes[:, 1], 0.1)
+    hit = np.flatnonzero((ix >= 0.5 * w) & (iy >= 0.4 * h))
+    return " ".join(words[i][4] for i in hit)  # words come in reading order
 
 
-def origin_line(page_lines: pd.DataFrame | None, rect: Any) -> int | None:
-    """line_num of the line with the largest overlap with ``rect`` (None when nothing overlaps)."""
-    if page_lines is None or page_lines.empty:
-        return None
+# rough advance widths (1/1000 em) by character class; proportional fonts are close enough to
+# place a word inside its line to within a character or two
+_WIDTH = {**{c: 260 for c in "il.,:;'|!jI"}, **{c: 320 for c in "ftr()[]-/ "}, **{c: 850 for c in "mwMW"},
+          **{c: 680 for c in "ABCDEFGHJKLNOPQRSTUVXYZ"}, **{c: 556 for c in "0123456789"}}
+_LABEL_WORD = re.compile(r"^\(?(?:table|tables|tab\.|figure|figures|fig\.|figs\.|appendix|appendices|annex|schedule|exhibit|section|sections|sec\.|§|chapter|eq\.|equation)$", re.IGNORECASE)
+_WORD = re.compile(r"\S+")
+
+
+def word_spans(text: str, x0: float, x1: float) -> list[tuple[str, float, float]]:
+    """(word, estimated x0, estimated x1) for the words of a line spanning [x0, x1]."""
+    cum = [0]
+    for ch in text:
+        cum.append(cum[-1] + _WIDTH.get(ch, 520))
+    scale = (x1 - x0) / cum[-1] if cum[-1] else 0.0
+    return [(m.group(), x0 + cum[m.start()] * scale, x0 + cum[m.end()] * scale) for m in _WORD.finditer(text)]
+
+
+def anchor_from_lines(texts: Sequence[str], boxes: np.ndarray, rect: Any) -> str:
+    """Anchor text of ``rect`` from the page's line texts and boxes, without a text extraction.
+
+    Word positions are estimated from character widths inside each line the rect overlaps;
+    words at least half inside are kept. A label word at the edge ("Table", "Appendix") pulls
+    in its number, since a reference is never the bare word.
+    """
     rx0, ry0, rx1, ry1 = rect
-    x0 = page_lines["x0"].to_numpy(float)
-    y0 = page_lines["y0"].to_numpy(float)
-    x1 = page_lines["x1"].to_numpy(float)
-    y1 = page_lines["y1"].to_numpy(float)
-    ix = np.clip(np.minimum(x1, rx1) - np.maximum(x0, rx0), 0, None)
-    iy = np.clip(np.minimum(y1, ry1) - np.maximum(y0, ry0), 0, None)
-    area = ix * iy
-    if area.size == 0 or area.max() <= 0:
-        return None
-    return int(page_lines["line_num"].to_numpy()[int(area.argmax())])
+    if not len(boxes):
+        return ""
+    iy = np.minimum(boxes[:, 3], ry1) - np.maximum(boxes[:, 1], ry0)
+    ix = np.minimum(boxes[:, 2], rx1) - np.maximum(boxes[:, 0], rx0)
+    out: list[str] = []
+    for k in np.flatnonzero((iy >= 0.4 * (boxes[:, 3] - boxes[:, 1])) & (ix > 0)):
+        x0, _, x1, _ = boxes[k]
+        spans = word_spans(texts[k], x0, x1)
+        picked = [i for i, (_, a, b) in enumerate(spans) if min(b, rx1) - max(a, rx0) >= 0.5 * (b - a)]
+        if not picked:  # a tiny rect (a page number, a superscript): the most-overlapped word
+            ov = [min(b, rx1) - max(a, rx0) for _, a, b in spans]
+            if ov and max(ov) > 0:
+                picked = [int(np.argmax(ov))]
+        if picked:
+            lo, hi = picked[0], picked[-1]
+            if _LABEL_WORD.match(spans[hi][0]) and hi + 1 < len(spans):
+                hi += 1
+            if lo > 0 and not _LABEL_WORD.match(spans[lo][0]) and _LABEL_WORD.match(spans[lo - 1][0]):
+                lo -= 1
+            if hi > lo and spans[lo][1] < rx0 and spans[lo][0].lower() in {"in", "see", "of", "and", "to", "the", "(see"}:
+                lo += 1
+            out.extend(w for w, _, _ in spans[lo : hi + 1])
+    return " ".join(out)
 
 
-def native_link_rows(doc: Any, lines: pd.DataFrame) -> list[dict[str, Any]]:
-    """One row per internal link (LINK_GOTO / LINK_NAMED with a target page)."""
+_FOOTNOTE_MARK = re.compile(r"^\S*[^\d\s.\-]\d{1,3}[.,;:)]?$")
+
+
+def _worth_exact_words(text: str, rect: Any) -> bool:
+    """A short link whose estimated anchor says nothing (interpolation may have slipped a word);
+    superscript footnote marks ("Systems1,") are recognised as such and left alone."""
+    if rect[2] - rect[0] > 90 or _FOOTNOTE_MARK.match(text):
+        return False
+    return True
+
+
+def native_link_rows(doc: Any, arrays: LineArrays, citation_pages: set[int] | frozenset = frozenset()) -> list[dict[str, Any]]:
+    """One row per internal link (LINK_GOTO / LINK_NAMED with a target page).
+
+    ``citation_pages``: 1-based pages of the reference list; an otherwise unreadable link that
+    lands there is a citation."""
     m = pymupdf()
     internal = {m.LINK_GOTO, m.LINK_NAMED}
-    by_page = {int(p): g for p, g in lines.groupby("page_num", sort=False)} if not lines.empty else {}
     heights: dict[int, float] = {}
     rows: list[dict[str, Any]] = []
     for pno in _pages_with_annots(doc):
@@ -117,20 +164,31 @@ def native_link_rows(doc: Any, lines: pd.DataFrame) -> list[dict[str, Any]]:
         links = [lk for lk in links if isinstance(lk.get("page"), int) and 0 <= lk["page"] < doc.page_count]
         if not links:
             continue
-        try:
-            words = page.get_text("words", flags=0)
-        except Exception:
-            words = []
-        page_lines = by_page.get(pno + 1)
+        sl = arrays.page_slice(pno + 1)
+        texts, boxes = arrays.text[sl.start : sl.stop], arrays.box[sl]
+        words: list | None = None
         for lk in links:
             rect = tuple(lk["from"])
-            text = anchor_words(words, rect)
+            text = anchor_from_lines(texts, boxes, rect)
             ref_type, ref_target, _sub = parse_link_anchor(text)
             hint = dest_hint(lk.get("nameddest") or lk.get("name"))
+            if ref_type == "other" and hint is None and lk["page"] + 1 in citation_pages:
+                ref_type, ref_target = "citation", text.strip("[]() ,;.") or None
+            if ref_type == "other" and hint is None and _worth_exact_words(text, rect):
+                if words is None:  # one exact extraction, only for pages that need it
+                    try:
+                        words = page.get_text("words", flags=0)
+                    except Exception:
+                        words = []
+                    wboxes = np.array([w[:4] for w in words], dtype=float) if words else None
+                exact = anchor_words(words, rect, wboxes)
+                if exact:
+                    text = exact
+                    ref_type, ref_target, _sub = parse_link_anchor(text)
             if hint is not None and (ref_type == "other" or (hint[0] == "citation" and ref_type == "section")):
                 ref_type, ref_target = hint[0], ref_target if hint[1] is None else hint[1]
                 if hint[0] == "citation":
-                    ref_target = text.strip("[]() ,;") or hint[1]
+                    ref_target = text.strip("[]() ,;.") or hint[1]
             target = lk["page"]
             y = None
             to = lk.get("to")
@@ -148,7 +206,7 @@ def native_link_rows(doc: Any, lines: pd.DataFrame) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "origin_page": pno + 1,
-                    "origin_line": origin_line(page_lines, rect),
+                    "origin_line": arrays.line_at(pno + 1, rect),
                     "anchor_text": text,
                     "ref_type": ref_type,
                     "ref_target": ref_target,

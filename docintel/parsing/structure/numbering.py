@@ -130,6 +130,8 @@ def parse_object_label(text: str) -> tuple[str, str, int] | None:
         return None
     word = m.group(1).lower().rstrip(".")
     ident = m.group(2).replace("\u2013", "-")
+    if ident.isalpha() and not ident.isupper() and not (word in {"appendix", "annex", "schedule"} and len(ident) == 1):
+        return None  # "Table of Contents", "Figure in ..."
     if word in {"appendix", "annex", "schedule"} and ident.isalpha():
         ident = ident.upper()
     return OBJECT_TYPES[word], ident, m.end()
@@ -142,6 +144,8 @@ _POINTER = re.compile(
     re.IGNORECASE,
 )
 _CITATION = re.compile(r"^\s*\[\s*([\w.,;\- ]{1,40})\s*\]\s*$|^\s*\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\s*$")
+_AUTHOR_YEAR = re.compile(r"\bet al\b|^\(?(?:1[89]|20)\d\d[a-z]?\)?$|^[A-Z][\w'\-]+(?: and [A-Z][\w'\-]+)?,? \(?(?:1[89]|20)\d\d[a-z]?\)?$")
+_RANGE = re.compile(r"^(?:§|sections?\s*)?(\d{1,2}(?:\.\d{1,3}){0,4})\s*[-\u2013]\s*\d{1,2}(?:\.\d{1,3}){0,4}$", re.IGNORECASE)
 _PAGE = re.compile(r"^\s*(?:page|p\.|pp\.)\s*([ivxlc]+|\d{1,4})\s*$", re.IGNORECASE)
 
 
@@ -154,7 +158,10 @@ def parse_link_anchor(text: str) -> tuple[str, str | None, str | None]:
     A bare number like "12" under a link is a citation marker only when ``text`` is bracketed;
     callers with a named destination ("cite.x") know better and may override.
     """
-    t = " ".join(text.split()).strip(" ,;:()")
+    t = " ".join(text.split()).strip(" ,;:").rstrip(".,;:")
+    if t.startswith("(") and t.count("(") > t.count(")"):
+        t = t[1:]
+    t = t.strip(" ()").rstrip(".,;:")
     if not t:
         return "other", None, None
     label = parse_object_label(t)
@@ -181,7 +188,20 @@ def parse_link_anchor(text: str) -> tuple[str, str | None, str | None]:
         return "page", m.group(1), None
     if t.startswith("[") and _CITATION.match(text.strip()):
         return "citation", t.strip("[] "), None
+    if _AUTHOR_YEAR.search(t):
+        return "citation", t.strip("[]() ,;."), None
+    m = _RANGE.match(t)
+    if m:
+        return "section", m.group(1), None
     num, title = split_section_number(t)
     if num is not None and title:
         return "section", num, None
+    words = t.split()
+    if 1 < len(words) <= 6:  # "in Appendix D", "see Table 3": the label inside a short anchor
+        for k in range(1, len(words)):
+            kind, target, sub = parse_link_anchor(" ".join(words[k:]))
+            if kind in ("table", "figure", "appendix", "annex", "schedule", "exhibit", "equation"):
+                return kind, target, sub
+            if kind == "section" and re.match(r"(?i)^(section|sec\.|§|chapter|clause)", words[k]):
+                return kind, target, sub
     return "other", None, None

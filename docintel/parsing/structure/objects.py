@@ -17,7 +17,7 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from docintel.parsing.structure.lines import BodyStyle
+from docintel.parsing.structure.lines import BodyStyle, LineArrays
 from docintel.parsing.structure.numbering import parse_object_label
 
 CAPTION_START = re.compile(
@@ -29,13 +29,13 @@ _CAPTION_TYPES = {"table", "figure", "exhibit", "equation", "schedule", "annex"}
 
 def caption_rows(
     logical: pd.DataFrame,
-    lines: pd.DataFrame,
+    arrays: LineArrays,
     style: BodyStyle,
     skip: pd.Series,
 ) -> list[dict[str, Any]]:
     """Object rows from caption lines.
 
-    ``logical``: logical lines (joined fragments); ``lines``: the raw line_df (for multi-line
+    ``logical``: logical lines (joined fragments); ``arrays``: the raw lines (for multi-line
     caption extents); ``skip``: boolean mask over ``logical`` (furniture, contents pages).
     """
     if logical.empty:
@@ -48,11 +48,12 @@ def caption_rows(
     prev_same_block = (logical["page_num"].shift(1) == logical["page_num"]) & (
         logical["block_num"].shift(1) == logical["block_num"]
     )
-    out: list[dict[str, Any]] = []
-    seen: set[tuple[str, str]] = set()
-    by_block = lines.groupby(["page_num", "block_num"], sort=False) if not lines.empty else None
-    for i in np.flatnonzero(cand.to_numpy()):
-        row = logical.iloc[i]
+    prev_same = prev_same_block.to_numpy()
+    prev_texts = prev_text.tolist()
+    best: dict[tuple[str, str], tuple[tuple, dict[str, Any]]] = {}
+    sub = logical[cand]
+    positions = np.flatnonzero(cand.to_numpy())
+    for i, row in zip(positions, sub.itertuples(index=False)):
         label = parse_object_label(row.text)
         if label is None:
             continue
@@ -60,47 +61,57 @@ def caption_rows(
         if kind not in _CAPTION_TYPES:
             continue
         rest = row.text[end:]
-        if not _reads_like_caption(rest, row, style):
+        quality = _caption_quality(rest, row, style)
+        if quality <= 0:
             continue
-        if prev_same_block.iloc[i] and _continues_sentence(prev_text.iloc[i]):
+        if prev_same[i] and _continues_sentence(prev_texts[i]):
             continue
+        if quality == 1 and arrays.row_neighbours(int(row.page_num), (row.x0, row.y0, row.x1, row.y1)) > 0:
+            continue  # a bare "Table 8-1" sharing its row with other cells: a table cell
         key = (kind, ident)
-        if key in seen:
+        rank = (quality, -int(row.page_num), -int(row.line_num))
+        if key in best and best[key][0] >= rank:
             continue
-        seen.add(key)
-        line_start, line_end, bbox = _caption_extent(row, by_block)
-        out.append(
+        line_start, line_end, bbox = _caption_extent(row, arrays)
+        continued = bool(_CONTINUED.search(row.text[: end + 20]))
+        best[key] = (
+            rank,
             {
                 "object_type": kind,
                 "object_id": ident,
                 "object_key": f"{kind}:{ident}",
-                "caption": _CONTINUED.sub("", row.text).strip() if _CONTINUED.search(row.text[:end + 20]) else row.text,
+                "caption": _CONTINUED.sub("", row.text).strip() if continued else row.text,
                 "page_num": int(row.page_num),
                 "bbox": bbox,
                 "line_start": line_start,
                 "line_end": line_end,
                 "source": "caption",
-            }
+            },
         )
-    return out
+    rows = [r for _, r in best.values()]
+    rows.sort(key=lambda r: (r["page_num"], r["line_start"]))
+    return rows
 
 
-def _reads_like_caption(rest: str, row: Any, style: BodyStyle) -> bool:
+def _caption_quality(rest: str, row: Any, style: BodyStyle) -> int:
+    """3: label + punctuation or a set-apart title; 2: a label with a plain capitalised title;
+    1: a bare label; 0: not a caption (prose, "continued" repeats rank below any first caption)."""
     stripped = rest.lstrip()
     if not stripped:
-        return True  # "Table 3" alone on its line (caption text follows, or a centred label)
+        return 1
     if rest[:1] not in (" ", "\t", ":", ".", "\u2014", "\u2013", "-", "|"):
-        return False
+        return 0
     first = stripped[0]
+    if stripped.startswith("(") or _CONTINUED.match(stripped.lstrip(":.\u2014\u2013-| ")):
+        return 1 if _CONTINUED.match(stripped.lstrip("(:.\u2014\u2013-| ")) or _CONTINUED.match(stripped) else 0
     if first in ":.\u2014\u2013-|":
-        return True
-    if stripped.startswith("("):  # "Table 2 (continued)"
-        return bool(_CONTINUED.match(stripped))
+        return 3
     if not (first.isupper() or first.isdigit()):
-        return False
-    # "Table 1 Normative and Informative Sections" — a title, if the line is set apart
+        return 0
     distinct = bool(row.bold) or abs(float(row.font_size) - style.size) >= 0.9 or (row.font or "") != style.font
-    return distinct or int(row.block_line) == 0
+    if distinct:
+        return 3
+    return 2 if int(row.block_line) == 0 else 0
 
 
 def _continues_sentence(prev: str) -> bool:
@@ -111,21 +122,14 @@ def _continues_sentence(prev: str) -> bool:
     return last.islower() or last in ",;(" or prev.lower().endswith((" see", " in", " of", " and", " to"))
 
 
-def _caption_extent(row: Any, by_block: Any) -> tuple[int, int, list[float]]:
+def _caption_extent(row: Any, arrays: LineArrays) -> tuple[int, int, list[float]]:
     """Caption lines: the caption line plus the following lines of its block (a wrapped caption)."""
     start, end = int(row.line_num), int(row.line_end)
     x0, y0, x1, y1 = float(row.x0), float(row.y0), float(row.x1), float(row.y1)
-    if by_block is not None:
-        try:
-            blk = by_block.get_group((row.page_num, row.block_num))
-        except KeyError:
-            blk = None
-        if blk is not None and len(blk) <= 12:  # a caption block, not a whole text column
-            after = blk[blk["line_num"] > end]
-            if not after.empty:
-                end = int(after["line_num"].max())
-                x0, y0 = min(x0, float(after["x0"].min())), min(y0, float(after["y0"].min()))
-                x1, y1 = max(x1, float(after["x1"].max())), max(y1, float(after["y1"].max()))
+    more = arrays.block_after(int(row.page_num), int(row.block_num), end)
+    if more is not None:
+        end, (bx0, by0, bx1, by1) = more[0], more[1]
+        x0, y0, x1, y1 = min(x0, bx0), min(y0, by0), max(x1, bx1), max(y1, by1)
     return start, end, [x0, y0, x1, y1]
 
 

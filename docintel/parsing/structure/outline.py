@@ -65,23 +65,24 @@ def id_from_text(text: str) -> tuple[str | None, str, str | None]:
     return None, text, None
 
 
-def match_heading_line(title: str, page_lines: pd.DataFrame, y: float | None) -> dict[str, Any] | None:
-    """The logical line on the page that shows the outline title, preferring the one nearest y.
+def match_heading_line(title: str, page_lines: Sequence[tuple[str, int, float]], y: float | None) -> dict[str, Any] | None:
+    """The line on the page that shows the outline title, preferring the one nearest ``y``.
 
-    ``page_lines`` are logical lines (see lines.logical_lines) of one page with columns text,
-    line_num, y0. A match is equal text, the title behind a number ("3.5 " + title), or, for a
-    heading wrapped over two lines, a long enough prefix of the title.
+    ``page_lines``: (text, line_num, y0) of the page's logical lines (lines.logical_lines). A
+    match is equal text, the title behind a number ("3.5 " + title), or, for a heading wrapped
+    over two lines, a long enough prefix of the title.
     """
     key = norm(title)
     _, bare_title, _ = id_from_text(title)
     bare_key = norm(bare_title)
-    if not key or page_lines.empty:
+    if not key:
         return None
     best, best_score = None, None
-    for row in page_lines.itertuples(index=False):
-        text = row.text
+    for text, line_num, y0 in page_lines:
         t = norm(text)
         if not t or len(t) > 3 * len(key) + 20:
+            continue
+        if key not in t and bare_key not in t and not (len(t) >= 8 and (key.startswith(t) or t[:8] in key)):
             continue
         ident, rest, _ = id_from_text(text)
         r = norm(rest)
@@ -91,19 +92,22 @@ def match_heading_line(title: str, page_lines: pd.DataFrame, y: float | None) ->
             quality = 1
         else:
             continue
-        dist = abs(row.y0 - y) if y is not None else 0.0
-        score = (quality, dist)
+        score = (quality, abs(y0 - y) if y is not None else 0.0)
         if best_score is None or score < best_score:
-            best, best_score = row, score
+            best, best_score = (text, line_num, y0), score
     if best is None:
         return None
-    ident, rest, kind = id_from_text(best.text)
-    return {"line_num": int(best.line_num), "y0": float(best.y0), "id": ident, "kind": kind, "text": best.text}
+    ident, rest, kind = id_from_text(best[0])
+    return {"line_num": int(best[1]), "y0": float(best[2]), "id": ident, "kind": kind, "text": best[0]}
 
 
 def outline_entries(raw: Sequence[dict[str, Any]], logical: pd.DataFrame) -> list[dict[str, Any]]:
-    """TOC rows (without doc_id/page_end/toc_order) from raw outline entries."""
-    by_page = {p: g for p, g in logical.groupby("page_num", sort=False)} if not logical.empty else {}
+    """TOC entries (before finalize_toc) from raw outline entries and the document's logical lines."""
+    pages = {item["page"] for item in raw if item["page"] is not None}
+    sub = logical[logical["page_num"].isin(pages) & (logical["text"].str.len() < 300)]
+    by_page: dict[int, list[tuple[str, int, float]]] = {}
+    for p, text, ln, y0 in zip(sub["page_num"].tolist(), sub["text"].tolist(), sub["line_num"].tolist(), sub["y0"].tolist()):
+        by_page.setdefault(int(p), []).append((text, ln, y0))
     entries: list[dict[str, Any]] = []
     for item in raw:
         ident, title, kind = id_from_text(item["title"])

@@ -1,0 +1,137 @@
+"""A printed contents page: "5.1.3 Out-of-Band Devices ........ 26" -> (id, title, page).
+
+Entries are the lines of contents pages (or any line with dotted leaders) that end in a page
+label. Printed labels become physical pages through the document's page labels; a plain number
+missing from them is shifted by the offset that the labels (or the headings found in the text)
+show between printed and physical numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any, Sequence
+
+import pandas as pd
+
+from docintel.parsing.structure.lines import LEADER_LINE
+from docintel.parsing.structure.numbering import number_depth
+from docintel.parsing.structure.outline import id_from_text
+
+_ENTRY = re.compile(
+    r"^(?P<body>.*?\S)\s*(?:(?:\.\s?){2,}|…+|(?:_\s?){4,}|\s{2,}|\s)\s*(?P<label>[ivxlcdmIVXLCDM]{1,7}|[A-Z]{0,2}-?\d{1,4})$"
+)
+_LIST_ENTRY = re.compile(r"^(?:table|figure|fig\.|exhibit)\s", re.IGNORECASE)
+
+
+def parse_entry(text: str) -> tuple[str, str] | None:
+    """(body, printed page label) of a contents line, or None.
+
+    >>> parse_entry("5.1.3 Out-of-Band Devices .......... 26")
+    ('5.1.3 Out-of-Band Devices', '26')
+    """
+    m = _ENTRY.match(" ".join(text.split()))
+    if not m:
+        return None
+    body = m.group("body").rstrip(" .…_")
+    if not body or body.replace(".", "").strip() == "":
+        return None
+    return body, m.group("label")
+
+
+def label_to_page(page_labels: Sequence[str], n_pages: int) -> dict[str, int]:
+    """Printed label (lower-case) -> physical page (1-based) that carries it.
+
+    A label printed on several pages (a cover numbered "1" and the body's page 1) goes to the
+    page inside the longest run of consecutive numbers, i.e. the body.
+    """
+    labels = [str(lab).strip().lower() if lab else "" for lab in (page_labels[:n_pages] if page_labels else [])]
+    run = [1] * len(labels)
+    for i in range(len(labels) - 2, -1, -1):  # length of the consecutive-number run from i on
+        a, b = labels[i], labels[i + 1]
+        if a.isdigit() and b.isdigit() and int(b) == int(a) + 1:
+            run[i] = run[i + 1] + 1
+    for i in range(1, len(labels)):  # propagate run lengths forward inside a run
+        a, b = labels[i - 1], labels[i]
+        if a.isdigit() and b.isdigit() and int(b) == int(a) + 1:
+            run[i] = run[i - 1]
+    out: dict[str, int] = {}
+    best: dict[str, int] = {}
+    for i, lab in enumerate(labels):
+        if lab and run[i] > best.get(lab, 0):
+            out[lab], best[lab] = i + 1, run[i]
+    return out
+
+
+def numeric_offset(labels: dict[str, int]) -> int | None:
+    """The most common (physical - printed) difference over plain-number labels."""
+    diffs = Counter(p - int(lab) for lab, p in labels.items() if lab.isdigit())
+    if not diffs:
+        return None
+    off, n = diffs.most_common(1)[0]
+    return off if n >= 2 else None
+
+
+def contents_entries(
+    logical: pd.DataFrame,
+    on_contents: pd.Series,
+    contents: set[int],
+    page_labels: Sequence[str],
+    n_pages: int,
+    headings: Sequence[dict[str, Any]] = (),
+) -> list[dict[str, Any]]:
+    """TOC entries (source contents_page) from the printed contents, in printed order."""
+    if not contents and not on_contents.any():
+        return []
+    sub = logical[on_contents]
+    raw = []
+    for row in sub.itertuples(index=False):
+        if not (row.page_num in contents or LEADER_LINE.search(row.text)):
+            continue
+        parsed = parse_entry(row.text)
+        if parsed is None:
+            continue
+        body, label = parsed
+        if _LIST_ENTRY.match(body):
+            continue  # list of tables / figures: objects, not sections
+        ident, title, kind = id_from_text(body)
+        raw.append((ident, title, kind, label))
+    if not raw:
+        return []
+    labels = label_to_page(page_labels, n_pages)
+    offset = _offset(labels, raw, headings)
+    out = []
+    for ident, title, kind, label in raw:
+        page = labels.get(label.lower())
+        if label.isdigit():
+            identity_labels = not labels or all(k == str(v) for k, v in labels.items())
+            if (page is None or identity_labels) and offset is not None:
+                page = int(label) + offset
+        if page is not None and not (1 <= page <= n_pages):
+            page = None
+        level = 1 if ident is None or kind != "section" else number_depth(ident)
+        out.append(
+            {
+                "toc_id": ident,
+                "kind": kind if ident is not None else None,
+                "title": title,
+                "level": level,
+                "page_start": page,
+                "line_num": None,
+                "y0": None,
+                "source": "contents_page",
+            }
+        )
+    return out
+
+
+def _offset(labels: dict[str, int], raw: list[tuple], headings: Sequence[dict[str, Any]]) -> int | None:
+    """Printed-to-physical offset: from headings found in the text when they agree, else from
+    the page labels."""
+    found = {h["toc_id"]: h["page_start"] for h in headings if h.get("toc_id")}
+    diffs = Counter(found[i] - int(lab) for i, _, _, lab in raw if i in found and lab.isdigit())
+    if diffs:
+        off, n = diffs.most_common(1)[0]
+        if n >= 2 or len(diffs) == 1:
+            return off
+    return numeric_offset(labels)

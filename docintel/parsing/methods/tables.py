@@ -368,6 +368,26 @@ def _near(cap: Any, region: Any, dist: float = 60.0) -> bool:
     return -5 <= region.y0 - cap.y1 <= dist or -5 <= cap.y0 - region.y1 <= dist
 
 
+def _is_paragraph(line: Line, width: float) -> bool:
+    segs = segments(line)
+    return len(segs) == 1 and segs[0].x1 - segs[0].x0 > 0.75 * width and len(segs[0].words) >= 8
+
+
+def _rule_chain(first: Rule, hrules: list[Rule], lines: list[Line], x0: float, x1: float) -> list[Rule]:
+    """The rules of one table, top to bottom: same width, no paragraph line between them."""
+    same = sorted((r for r in hrules if abs(r.start - x0) < 6 and abs(r.end - x1) < 6 and r.pos >= first.pos), key=lambda r: r.pos)
+    chain = [first] if first in same else []
+    for r in same:
+        if chain and r.pos <= chain[-1].pos + 0.5:
+            continue
+        prev = chain[-1].pos if chain else first.pos
+        between = [ln for ln in lines if prev < ln.cy < r.pos]
+        if any(_is_paragraph(ln, x1 - x0) for ln in between):
+            break
+        chain.append(r)
+    return chain
+
+
 def _region_from_caption(cap: Line, cap_rect: Any, lines: list[Line], hrules: list[Rule], page_rect: Any):
     """Booktabs / borderless table next to a caption: rules give its width, lines its height."""
     m = pymupdf()
@@ -380,6 +400,10 @@ def _region_from_caption(cap: Line, cap_rect: Any, lines: list[Line], hrules: li
         if not near:
             continue
         x0, x1 = min(r.start for r in near), max(r.end for r in near)
+        if direction == 1:
+            chain = _rule_chain(sorted(near, key=lambda r: r.pos)[0], hrules, lines, x0, x1)
+            if len(chain) >= 2:  # booktabs: top rule ... bottom rule
+                return m.Rect(x0 - 1, chain[0].pos - 0.5, x1 + 1, chain[-1].pos + 0.5) & page_rect
         body = [
             ln
             for ln in lines
@@ -659,7 +683,9 @@ def _band_rows(band: list[Line], cols: list[tuple[float, float]], cuts: tuple[li
     numeric = sum(1 for c in data if is_numeric(c)) / len(data) if data else 0.0
     data_lines = [(cells, span, ln) for (cells, span), ln in per_line if any(cells[1:])]
     label = " ".join(cells[0] for (cells, _), _ in per_line if cells[0])
-    if ruled and numeric >= 0.6 and len(data_lines) >= 2 and len(label_lines) <= max(1, len(data_lines) // 3):
+    numeric_lines = sum(1 for cells, _, _ in data_lines if any(is_numeric(c) for c in cells[1:] if c))
+    rowwise = len(data_lines) >= 2 and numeric_lines >= 0.8 * len(data_lines)
+    if ruled and rowwise and numeric >= 0.5 and len(label_lines) <= max(1, len(data_lines) // 3):
         # one group label, numeric sub-rows: a row per sub-row, each keyed by the group
         out = []
         for cells, span, ln in data_lines:
@@ -667,7 +693,7 @@ def _band_rows(band: list[Line], cols: list[tuple[float, float]], cuts: tuple[li
             cells[0] = label
             out.append(TableRow(cells, _key(label), _bbox([ln]), span, group=_key(label)))
         return out
-    if ruled and numeric < 0.6:
+    if ruled and not rowwise:
         # one logical row whose cells wrap over the band's lines
         cells = [" ".join(c[k] for (c, _), _ in per_line if c[k]) for k in range(len(cols))]
         first = next((c[0] for (c, _), _ in per_line if c[0]), "")

@@ -301,12 +301,14 @@ class ExtractiveGenerator:
         elif p.note and "not found" in p.note:
             caveat = f" [{p.note.split('; ', 1)[-1]}]"
         if rows and p.sub_selector:
-            described = [self._row_text(r) for r in rows]
-            cited = [r.line_num for r in rows[:1]]
-            text = f"{head}: row {described[0]}"
-            if len(described) > 1:
-                text += f"; for comparison, {described[1]}"
-            return text + caveat + ".", cited
+            hits = [r for r in rows if r.row_key != "first row"]
+            firsts = [r for r in rows if r.row_key == "first row"]
+            if not hits:
+                return f"{head}: row ({p.sub_selector}) was not found in the table{caveat}.", []
+            text = f"{head}: " + "; ".join(f"row {self._row_text(r)}" for r in hits[:8])
+            if firsts:
+                text += f"; for comparison, {self._row_text(firsts[0])}"
+            return text + caveat + ".", sorted(r.line_num for r in hits[:8])
         if rows:
             def overlap(r: PassageLine) -> int:
                 cell_text = " ".join(f"{c.header} {c.value}" for c in r.cells) or r.text
@@ -322,7 +324,7 @@ class ExtractiveGenerator:
         usable = [s for s in sents if not s.injected]
         top = sorted(usable, key=lambda s: (-s.score, s.index))[:2]
         if not top or top[0].score <= 0:
-            top = usable[:2]
+            top = [s for s in usable if len(s.text.split()) > 5][:2] or usable[:2]
         top.sort(key=lambda s: s.index)
         nums = sorted({n for s in top for n in s.line_nums})
         return f"{head}: " + " ".join(f'"{s.text}"' for s in top) + caveat, nums

@@ -46,7 +46,7 @@ _TRIGGER = re.compile(
     r"(?i)(?:\bsee(?:\s+also)?|\bcf\.?|\bper|\bas\s+per|\bdefined\s+in|\bdescribed\s+in|\bin\s+accordance\s+with"
     r"|\bsubject\s+to|\bset\s+(?:out|forth)\s+in|\bstated\s+in|\bshown\s+in|\blisted\s+in|\bspecified\s+in"
     r"|\bgiven\s+in|\bprovided\s+in|\brefer\s+to|\breferenced\s+in|\bpursuant\s+to|\bunder|\bnoted\s+in"
-    r"|\bdetailed\s+in|\bfound\s+in|\bsummari[sz]ed\s+in|\breported\s+in|\bpresented\s+in|\bin|\bof|\bfrom|\bby)"
+    r"|\bdetailed\s+in|\bfound\s+in|\bsummari[sz]ed\s+in|\breported\s+in|\bpresented\s+in|\bin|\bof|\bfrom|\bby|\bfor)"
     r"(?:\s+(?:the|this|that|our))?\s*[(\[]?\s*$"
 )
 

@@ -170,7 +170,7 @@ def _num(v: Any) -> float | None:
 
 def fetch_target(store: Store, region: TargetRegion, passage_id: str, next_section: tuple[int, float] | None = None) -> Passage:
     """The lines ``region`` designates, as a reference passage tagged with its provenance."""
-    from docintel.retrieval.region import rebuild_row, rebuild_table, section_lines, selected_rows, table_lines, to_passage_lines
+    from docintel.retrieval.region import header_rows, rebuild_row, rebuild_table, section_lines, selected_rows, table_lines, to_passage_lines
     from docintel.store.view import best_lines
 
     pages = list(range(region.page_start, region.page_end + 1))
@@ -183,9 +183,10 @@ def fetch_target(store: Store, region: TargetRegion, passage_id: str, next_secti
         if region.sub_selector:
             if how == "table_rows":
                 hit, first = selected_rows(table, region.sub_selector)
-                plines = to_passage_lines(first.iloc[0:0]) + to_passage_lines(hit)
+                plines = [p.model_copy(update={"kind": "header"}) for p in to_passage_lines(header_rows(table))]
+                plines += to_passage_lines(hit)
                 if not first.empty:
-                    plines += [p.model_copy(update={"kind": "table_row", "row_key": p.row_key or "first row"}) for p in to_passage_lines(first)]
+                    plines += [p.model_copy(update={"kind": "table_row", "row_key": "first row"}) for p in to_passage_lines(first)]
                 if hit.empty:
                     note_bits.append(f"row ({region.sub_selector}) not found among the table's rows")
             else:

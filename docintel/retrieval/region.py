@@ -391,9 +391,17 @@ def rebuild_table(table: pd.DataFrame) -> tuple[list[PassageLine], list[PassageL
 
 
 def selected_rows(table: pd.DataFrame, sub: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(row ``sub``, first row) of an escalated table (table_row lines with row_key / cells)."""
-    hit = table[[_label_match(rk, tx, sub) for rk, tx in zip(table.get("row_key", [None] * len(table)), table["text"])]]
-    first = table.iloc[:1]
-    if not hit.empty and not first.empty and int(first["line_num"].iloc[0]) == int(hit["line_num"].iloc[0]):
+    """(rows labelled ``sub``, first data row) of an escalated table (table_row lines)."""
+    keys = table["row_key"] if "row_key" in table else pd.Series([None] * len(table), index=table.index)
+    is_header = keys.astype(str).str.lower().eq("header")
+    data = table[~is_header]
+    hit = data[[_label_match(rk, tx, sub) for rk, tx in zip(keys[~is_header], data["text"])]]
+    first = data.iloc[:1]
+    if not first.empty and int(first["line_num"].iloc[0]) in set(hit["line_num"].astype(int)):
         first = first.iloc[0:0]
     return hit, first
+
+
+def header_rows(table: pd.DataFrame) -> pd.DataFrame:
+    keys = table["row_key"] if "row_key" in table else pd.Series([None] * len(table), index=table.index)
+    return table[keys.astype(str).str.lower().eq("header")]

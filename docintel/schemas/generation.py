@@ -71,7 +71,14 @@ class Passage(BaseModel):
         return "\n".join(line.text for line in self.lines)
 
     def citation(self, line_start: int | None = None, line_end: int | None = None) -> Citation:
-        """A Citation for this passage, optionally narrowed to a line span."""
+        """A Citation for this passage, optionally narrowed to a line span (the parsing method
+        is then that of the cited lines)."""
+        lo = self.line_start if line_start is None else line_start
+        hi = self.line_end if line_end is None else line_end
+        methods: list[str] = []
+        for line in self.lines:
+            if lo <= line.line_num <= hi and line.parsing_method and line.parsing_method not in methods:
+                methods.append(line.parsing_method)
         return Citation(
             doc_id=self.doc_id,
             doc=self.doc,
@@ -82,7 +89,7 @@ class Passage(BaseModel):
             retrieved_via=self.retrieved_via,
             referenced_from=self.referenced_from,
             reference_text=self.reference_text,
-            parsing_method=self.parsing_method,
+            parsing_method="+".join(methods) or self.parsing_method,
         )
 
 

@@ -18,6 +18,10 @@ from docintel.parsing.fitz import pymupdf
 from docintel.schemas.tables import TABLES, to_arrow
 from docintel.store import Store
 
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
+TRANSFORMER = SHARED / "papers" / "1706.03762v7.pdf"
+Q_PE = "Do learned positional embeddings give similar results to sinusoidal ones in the Transformer paper?"
+
 _CAPTION = re.compile(r"^(Table|Figure|Fig\.|Appendix|Annex|Exhibit|Schedule)\s+([A-Z]?[\d]+(?:[.\-]\d+)*|[A-Z])\s*[:.\-—]")
 _NUM = re.compile(r"^(\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
 

@@ -28,10 +28,10 @@ def order_lines(rows: list[dict[str, Any]], page_width: float) -> list[dict[str,
 
     def col_of(r: dict[str, Any]) -> int:
         for k, (g0, g1) in enumerate(gutters):
-            if r["x1"] <= g0 + 1:
+            if r["x0"] < g0 and r["x1"] > g1:
+                return -1  # spans a whole gutter: full width
+            if (r["x0"] + r["x1"]) / 2 < (g0 + g1) / 2:
                 return k
-            if r["x0"] < g1 - 1:
-                return -1  # crosses a gutter: full width
         return len(gutters)
 
     n = len(gutters) + 1

@@ -1,0 +1,120 @@
+"""Each escalation method on synthetic pages, and the contract every registered method keeps."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from docintel.errors import UsageError
+from docintel.parsing import methods
+from docintel.schemas.tables import LINE_DF, to_arrow
+from synth_pages import LABELS, SCAN_TEXT, page_input
+
+
+def _rows(result):
+    return [r for r in result.lines if r["kind"] == "table_row" and r["row_key"] != "header"]
+
+
+def test_ruled_table_rows_pair_cells_with_headers(synth_dir):
+    result = methods.get("pymupdf_tables").run(page_input(synth_dir / "ruled.pdf"))
+    rows = _rows(result)
+    assert [r["row_key"] for r in rows] == ["Basic", "Standard", "Premium"]
+    standard = json.loads(rows[1]["cells"])
+    assert {"header": "Memory", "value": "8 GB"} in standard
+    assert {"header": "Storage", "value": "100 GB"} in standard
+    assert all(r["object_key"] == "table:1" for r in result.lines)
+    header = [r for r in result.lines if r["row_key"] == "header"]
+    assert len(header) == 1 and "Memory" in header[0]["text"]
+    # each row's bbox sits on its own grid row
+    assert rows[0]["y1"] <= rows[1]["y0"] + 1
+
+
+def test_booktabs_table_merges_two_line_header(synth_dir):
+    result = methods.get("pymupdf_tables").run(page_input(synth_dir / "booktabs.pdf"))
+    rows = _rows(result)
+    assert [r["row_key"] for r in rows] == ["baseline", "small", "large"]
+    cells = json.loads(rows[2]["cells"])
+    assert {"header": "Accuracy (dev)", "value": "79.3"} in cells
+    assert {"header": "Size (MB)", "value": "410"} in cells
+    assert "Latency (ms): 55" in rows[2]["text"]
+    # the paragraph under the table is not a row
+    assert not any("larger models" in r["text"] for r in result.lines)
+
+
+def test_figure_ocr_reads_labels_inside_the_image(synth_dir):
+    result = methods.get("figure_ocr").run(page_input(synth_dir / "figure.pdf"))
+    texts = [r["text"] for r in result.lines]
+    for label in LABELS:
+        assert any(label.lower() in t.lower() for t in texts), (label, texts)
+    assert {r["kind"] for r in result.lines} == {"figure_text"}
+    assert {r["object_key"] for r in result.lines} == {"figure:1"}
+    # labels sit inside the image bbox (points), not at pixel coordinates
+    assert all(110 <= r["x0"] and r["x1"] <= 460 and 80 <= r["y0"] and r["y1"] <= 310 for r in result.lines)
+    assert result.images and result.images[0]["parsing_method"] == "figure_ocr"
+
+
+def _words(text):
+    return re.findall(r"[a-z]+", text.lower())
+
+
+@pytest.mark.slow
+def test_ocr_hires_turns_a_rotated_skewed_scan_upright(synth_dir):
+    result = methods.get("ocr_hires").run(page_input(synth_dir / "rotated_scan.pdf"))
+    got = _words(" ".join(r["text"] for r in result.lines))
+    want = _words(" ".join(SCAN_TEXT))
+    found = sum(1 for w in set(want) if w in set(got))
+    assert found / len(set(want)) >= 0.9, got
+    assert result.ocr_confidence and result.ocr_confidence > 70
+    assert "rotated" in result.notes[0]
+    # line order follows the text: the first sentence comes first
+    assert "quick" in result.lines[0]["text"].lower() or "quick" in result.lines[1]["text"].lower()
+
+
+def test_reading_order_reads_left_column_before_right(tmp_path):
+    from docintel.parsing.fitz import pymupdf
+    from synth_pages import page_input as pi
+
+    m = pymupdf()
+    doc = m.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 60), "A Title Across The Whole Page Width For Both Columns Of Text", fontsize=14)
+    # write the right column first, so content-stream order is wrong
+    for i in range(12):
+        page.insert_text((330, 100 + 14 * i), f"right column line {i}", fontsize=10)
+    for i in range(12):
+        page.insert_text((72, 100 + 14 * i), f"left column line {i}", fontsize=10)
+    doc.save(tmp_path / "cols.pdf")
+    result = methods.get("reading_order").run(pi(tmp_path / "cols.pdf"))
+    texts = [r["text"] for r in result.lines]
+    assert texts[0].startswith("A Title")
+    assert texts[1:13] == [f"left column line {i}" for i in range(12)]
+    assert texts[13:] == [f"right column line {i}" for i in range(12)]
+    assert [r["line_num"] for r in result.lines] == list(range(1, 26))
+
+
+def test_unknown_method_names_the_valid_ones():
+    with pytest.raises(UsageError) as e:
+        methods.get("camelot")
+    for name in methods.names():
+        assert name in str(e.value)
+
+
+@pytest.mark.parametrize("name", methods.names())
+def test_every_method_returns_line_df_rows(name, synth_dir):
+    pdf = {"pymupdf_tables": "ruled.pdf", "figure_ocr": "figure.pdf", "reading_order": "booktabs.pdf",
+           "ocr_hires": "figure.pdf"}.get(name, "ruled.pdf")
+    method = methods.get(name)
+    assert method.coverage in ("page", "region", "addition")
+    result = method.run(page_input(synth_dir / pdf))
+    assert result.lines, name
+    table = to_arrow(result.lines, LINE_DF)  # raises on a wrong type
+    assert table.num_rows == len(result.lines)
+    extra = set().union(*(r.keys() for r in result.lines)) - set(LINE_DF.names)
+    assert not extra, f"{name} emits columns line_df does not have: {extra}"
+    for r in result.lines:
+        assert r["parsing_method"] == name and r["doc_id"] == "testdoc" and r["page_num"] == 1
+        assert r["kind"] in ("text", "table_row", "figure_text", "image")
+        assert r["text"] and r["x0"] <= r["x1"] and r["y0"] <= r["y1"]
+    assert [r["line_num"] for r in result.lines] == list(range(1, len(result.lines) + 1))

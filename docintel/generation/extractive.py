@@ -115,6 +115,8 @@ _SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])|\s*\n\s*")
 def _is_prose(text: str) -> bool:
     """Not a flattened table: a sentence of reasonable length, mostly words."""
     toks = text.split()
+    if len(toks) <= 5 and not text.rstrip().endswith((".", "!", "?", ")")):
+        return False  # a heading
     if len(toks) > 70:
         return False
     nums = sum(1 for t in toks if _PURE_NUM.match(t))

@@ -63,7 +63,7 @@ def answer(question: str, settings: Settings) -> AskResult:
     from docintel.errors import UsageError
     from docintel.generation import LLM_GENERATORS, create_generator
     from docintel.questions import parse_question
-    from docintel.references import Resolver, find_pointers
+    from docintel.references import Resolver, find_mentions, find_pointers
     from docintel.retrieval import fetch_target, retrieve
     from docintel.store.store import Store, check_store_path
 
@@ -87,7 +87,8 @@ def answer(question: str, settings: Settings) -> AskResult:
     resolver = Resolver(store, llm_guess=_llm_guess(generator) if ask.generator in LLM_GENERATORS else None)
     trace["setup_ms"] = clock.lap()
 
-    parsed = parse_question(question, find_pointers)
+    # a question names its pointers directly ("What does Section 7.3 say?"): no trigger word needed
+    parsed = parse_question(question, lambda text: [m.ref for m in find_mentions(text)])
     trace["parse"] = parsed.model_dump(mode="json")
     trace["parse_ms"] = clock.lap()
 

@@ -2,7 +2,8 @@
 
 Native links: LINK_GOTO and LINK_NAMED annotations resolved to a page of the same document
 (external URI / GoToR / Launch links are skipped). ``anchor_text`` is the words under the link
-rectangle; ``ref_type``/``ref_target`` come from that text ("Table 3", "Section 3.5", "[12]"),
+rectangle, estimated from the baseline lines (no second text extraction); ``ref_type`` and
+``ref_target`` come from that text ("Table 3", "Section 3.5", "[12]"),
 or, when the text says nothing, from a LaTeX/hyperref destination name ("cite.x",
 "subsection.3.2", "table.3"). Pages without annotations are never loaded for links.
 """
@@ -15,6 +16,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from docintel.parsing.fitz import pymupdf
+from docintel.parsing.structure.annots import LinkReader
 from docintel.parsing.structure.lines import LineArrays
 from docintel.parsing.structure.numbering import parse_link_anchor
 
@@ -54,20 +56,6 @@ def dest_hint(name: str | None) -> tuple[str, str | None] | None:
     return kind, ident
 
 
-def _pages_with_annots(doc: Any) -> list[int]:
-    """0-based pages whose /Annots is non-empty (cheap: reads one key per page object)."""
-    pages = []
-    for pno in range(doc.page_count):
-        try:
-            kind, _ = doc.xref_get_key(doc.page_xref(pno), "Annots")
-        except Exception:
-            pages.append(pno)  # unsure: look at the page
-            continue
-        if kind != "null":
-            pages.append(pno)
-    return pages
-
-
 def anchor_words(words: Sequence[tuple], rect: Any, boxes: np.ndarray | None = None) -> str:
     """Text of the words (PyMuPDF "words" tuples) whose box lies at least half inside ``rect``
     horizontally and mostly inside it vertically. Exact, but needs the page's words (a text
@@ -102,116 +90,90 @@ def word_spans(text: str, x0: float, x1: float) -> list[tuple[str, float, float]
     return [(m.group(), x0 + cum[m.start()] * scale, x0 + cum[m.end()] * scale) for m in _WORD.finditer(text)]
 
 
-def anchor_from_lines(texts: Sequence[str], boxes: np.ndarray, rect: Any) -> str:
+def anchor_from_lines(texts: Sequence[str], boxes: np.ndarray, rect: Any, parse: bool = False):
     """Anchor text of ``rect`` from the page's line texts and boxes, without a text extraction.
 
     Word positions are estimated from character widths inside each line the rect overlaps;
     words at least half inside are kept. A label word at the edge ("Table", "Appendix") pulls
-    in its number, since a reference is never the bare word.
+    in its number, since a reference is never the bare word. With ``parse=True`` returns
+    (text, parse_link_anchor(text)); a one-word pick that says nothing is then nudged one word
+    left or right when that neighbour reads as a reference (estimates drift on long lines).
     """
     rx0, ry0, rx1, ry1 = rect
-    if not len(boxes):
-        return ""
-    iy = np.minimum(boxes[:, 3], ry1) - np.maximum(boxes[:, 1], ry0)
-    ix = np.minimum(boxes[:, 2], rx1) - np.maximum(boxes[:, 0], rx0)
-    out: list[str] = []
-    for k in np.flatnonzero((iy >= 0.4 * (boxes[:, 3] - boxes[:, 1])) & (ix > 0)):
-        x0, _, x1, _ = boxes[k]
-        spans = word_spans(texts[k], x0, x1)
-        picked = [i for i, (_, a, b) in enumerate(spans) if min(b, rx1) - max(a, rx0) >= 0.5 * (b - a)]
-        if not picked:  # a tiny rect (a page number, a superscript): the most-overlapped word
-            ov = [min(b, rx1) - max(a, rx0) for _, a, b in spans]
-            if ov and max(ov) > 0:
-                picked = [int(np.argmax(ov))]
-        if picked:
-            lo, hi = picked[0], picked[-1]
-            if _LABEL_WORD.match(spans[hi][0]) and hi + 1 < len(spans):
-                hi += 1
-            if lo > 0 and not _LABEL_WORD.match(spans[lo][0]) and _LABEL_WORD.match(spans[lo - 1][0]):
-                lo -= 1
-            if hi > lo and spans[lo][1] < rx0 and spans[lo][0].lower() in {"in", "see", "of", "and", "to", "the", "(see"}:
-                lo += 1
-            out.extend(w for w, _, _ in spans[lo : hi + 1])
-    return " ".join(out)
+    picks: list[tuple[list[tuple[str, float, float]], int, int]] = []
+    if len(boxes):
+        iy = np.minimum(boxes[:, 3], ry1) - np.maximum(boxes[:, 1], ry0)
+        ix = np.minimum(boxes[:, 2], rx1) - np.maximum(boxes[:, 0], rx0)
+        for k in np.flatnonzero((iy >= 0.4 * (boxes[:, 3] - boxes[:, 1])) & (ix > 0)):
+            x0, _, x1, _ = boxes[k]
+            spans = word_spans(texts[k], x0, x1)
+            picked = [i for i, (_, a, b) in enumerate(spans) if min(b, rx1) - max(a, rx0) >= 0.5 * (b - a)]
+            if not picked:  # a tiny rect (a page number, a superscript): the most-overlapped word
+                ov = [min(b, rx1) - max(a, rx0) for _, a, b in spans]
+                if ov and max(ov) > 0:
+                    picked = [int(np.argmax(ov))]
+            if picked:
+                picks.append((spans, picked[0], picked[-1]))
+    text = " ".join(_widen(spans, lo, hi, rx0) for spans, lo, hi in picks)
+    if not parse:
+        return text
+    parsed = parse_link_anchor(text)
+    if parsed[0] == "other" and len(picks) == 1 and picks[0][1] == picks[0][2] and not _FOOTNOTE_MARK.match(text):
+        spans, lo, _ = picks[0]
+        for k in (lo - 1, lo + 1):
+            if 0 <= k < len(spans):
+                alt = _widen(spans, k, k, rx0)
+                alt_parsed = parse_link_anchor(alt)
+                if alt_parsed[0] in _NUDGE_OK:
+                    return alt, alt_parsed
+    return text, parsed
 
 
+_NUDGE_OK = {"section", "table", "figure", "appendix", "annex", "schedule", "exhibit", "equation"}
 _FOOTNOTE_MARK = re.compile(r"^\S*[^\d\s.\-]\d{1,3}[.,;:)]?$")
 
 
-def _worth_exact_words(text: str, rect: Any) -> bool:
-    """A short link whose estimated anchor says nothing (interpolation may have slipped a word);
-    superscript footnote marks ("Systems1,") are recognised as such and left alone."""
-    if rect[2] - rect[0] > 90 or _FOOTNOTE_MARK.match(text):
-        return False
-    return True
+def _widen(spans: list[tuple[str, float, float]], lo: int, hi: int, rx0: float) -> str:
+    if _LABEL_WORD.match(spans[hi][0]) and hi + 1 < len(spans):
+        hi += 1
+    if lo > 0 and not _LABEL_WORD.match(spans[lo][0]) and _LABEL_WORD.match(spans[lo - 1][0]):
+        lo -= 1
+    if hi > lo and spans[lo][1] < rx0 and spans[lo][0].lower() in {"in", "see", "of", "and", "to", "the", "(see"}:
+        lo += 1
+    return " ".join(w for w, _, _ in spans[lo : hi + 1])
 
 
 def native_link_rows(doc: Any, arrays: LineArrays, citation_pages: set[int] | frozenset = frozenset()) -> list[dict[str, Any]]:
-    """One row per internal link (LINK_GOTO / LINK_NAMED with a target page).
+    """One row per internal link (GoTo / named destination with a target page in ``doc``).
 
     ``citation_pages``: 1-based pages of the reference list; an otherwise unreadable link that
     lands there is a citation."""
     m = pymupdf()
     internal = {m.LINK_GOTO, m.LINK_NAMED}
-    heights: dict[int, float] = {}
+    reader = LinkReader(doc)
     rows: list[dict[str, Any]] = []
-    for pno in _pages_with_annots(doc):
-        try:
-            page = doc[pno]
-            links = [lk for lk in page.get_links() if lk.get("kind") in internal]
-        except Exception:
-            continue
-        links = [lk for lk in links if isinstance(lk.get("page"), int) and 0 <= lk["page"] < doc.page_count]
+    for pno in reader.pages_with_annots():
+        links = reader.links(pno, internal)
         if not links:
             continue
         sl = arrays.page_slice(pno + 1)
         texts, boxes = arrays.text[sl.start : sl.stop], arrays.box[sl]
-        words: list | None = None
         for lk in links:
-            rect = tuple(lk["from"])
-            text = anchor_from_lines(texts, boxes, rect)
-            ref_type, ref_target, _sub = parse_link_anchor(text)
-            hint = dest_hint(lk.get("nameddest") or lk.get("name"))
-            if ref_type == "other" and hint is None and lk["page"] + 1 in citation_pages:
-                ref_type, ref_target = "citation", text.strip("[]() ,;.") or None
-            if ref_type == "other" and hint is None and _worth_exact_words(text, rect):
-                if words is None:  # one exact extraction, only for pages that need it
-                    try:
-                        words = page.get_text("words", flags=0)
-                    except Exception:
-                        words = []
-                    wboxes = np.array([w[:4] for w in words], dtype=float) if words else None
-                exact = anchor_words(words, rect, wboxes)
-                if exact:
-                    text = exact
-                    ref_type, ref_target, _sub = parse_link_anchor(text)
+            text, (ref_type, ref_target, _sub) = anchor_from_lines(texts, boxes, lk.rect, parse=True)
+            hint = dest_hint(lk.name)
             if hint is not None and (ref_type == "other" or (hint[0] == "citation" and ref_type == "section")):
                 ref_type, ref_target = hint[0], ref_target if hint[1] is None else hint[1]
-                if hint[0] == "citation":
-                    ref_target = text.strip("[]() ,;.") or hint[1]
-            target = lk["page"]
-            y = None
-            to = lk.get("to")
-            if to is not None:
-                y = float(to.y)
-                if lk.get("kind") == m.LINK_NAMED:  # named destinations are in PDF coordinates
-                    if target not in heights:
-                        try:
-                            heights[target] = float(doc.page_cropbox(target).y1)
-                        except Exception:
-                            heights[target] = float("nan")
-                    y = heights[target] - y
-                if not np.isfinite(y) or y < 0:
-                    y = None
+            if ref_type == "other" and lk.page + 1 in citation_pages:
+                ref_type, ref_target = "citation", text.strip("[]() ,;.") or None
             rows.append(
                 {
                     "origin_page": pno + 1,
-                    "origin_line": arrays.line_at(pno + 1, rect),
+                    "origin_line": arrays.line_at(pno + 1, lk.rect),
                     "anchor_text": text,
                     "ref_type": ref_type,
                     "ref_target": ref_target,
-                    "target_page": target + 1,
-                    "target_y": y,
+                    "target_page": lk.page + 1,
+                    "target_y": lk.y if lk.y is not None and lk.y >= 0 else None,
                     "source": "native_link",
                 }
             )

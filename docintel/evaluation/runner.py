@@ -200,18 +200,23 @@ def _run_mode(
 def run_question(q: GoldenQuestion, golden: GoldenFile, s: Settings, mode: EvalMode, ask: AskFn) -> QuestionResult:
     """Ask one question and check it. A UsageError (unknown doc, empty store) aborts the run;
     any other failure of ask fails this question with the error as its message."""
+    import tempfile
+
     base = dict(id=q.id, golden_file=str(golden.path), question=q.question, tags=q.tags, mode=mode)
-    t0 = time.perf_counter()
-    try:
-        result = ask(q.question, s)
-    except UsageError:
-        raise
-    except Exception as e:  # a crash inside ask is a regression of this question, not of eval
-        log.warning("%s: ask failed: %s: %s", q.id, type(e).__name__, e)
-        return QuestionResult(**base, passed=False, error=f"{type(e).__name__}: {e}",
-                              seconds=round(time.perf_counter() - t0, 3))
-    seconds = time.perf_counter() - t0
-    pages_read, tokens_read, page_text = reading_cost(s.store, result)
+    with tempfile.TemporaryDirectory(prefix="docintel-eval-") as tmp:
+        s.ask.trace = Path(tmp) / "trace.json"  # what the generator read: the cost columns
+        t0 = time.perf_counter()
+        try:
+            result = ask(q.question, s)
+        except UsageError:
+            raise
+        except Exception as e:  # a crash inside ask is a regression of this question, not of eval
+            log.warning("%s: ask failed: %s: %s", q.id, type(e).__name__, e)
+            return QuestionResult(**base, passed=False, error=f"{type(e).__name__}: {e}",
+                                  seconds=round(time.perf_counter() - t0, 3))
+        seconds = time.perf_counter() - t0
+        read = _read_from_trace(s.ask.trace)
+    pages_read, tokens_read, page_text = reading_cost(s.store, result, read)
     checks = check(q.expect, result, grounding_text=page_text)
     return QuestionResult(
         **base,
@@ -228,23 +233,47 @@ def run_question(q: GoldenQuestion, golden: GoldenFile, s: Settings, mode: EvalM
     )
 
 
-def reading_cost(store_root: Path, result: AskResult) -> tuple[int, int, str]:
+def _read_from_trace(path: Path) -> tuple[set[tuple[str, int]], int] | None:
+    """(distinct pages, characters) of the passages handed to the generator, over all passes.
+
+    Read from ask's ``--trace`` record (passes[].generator_input.passages[].lines[].text); None
+    when there is no trace or it has another shape (the caller then falls back to citations).
+    """
+    import json
+
+    try:
+        trace = json.loads(Path(path).read_text())
+        pages: set[tuple[str, int]] = set()
+        chars = 0
+        for p in trace["passes"]:
+            for passage in p["generator_input"]["passages"]:
+                pages.add((passage["doc_id"], int(passage["page"])))
+                chars += sum(len(line.get("text") or "") for line in passage.get("lines") or [])
+        return pages, chars
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def reading_cost(
+    store_root: Path, result: AskResult, read: tuple[set[tuple[str, int]], int] | None = None
+) -> tuple[int, int, str]:
     """(pages read, tokens read, text of the cited pages).
 
-    Pages read are the distinct pages the answer drew lines from. Tokens read are the LLM's
-    prompt tokens when an LLM answered, else an estimate (chars / 4) of the cited pages' text:
-    what a model would have had to read to give this answer.
+    Pages read are the distinct pages whose lines reached the generator (from ask's trace; else
+    the cited pages). Tokens read are the LLM's prompt tokens when an LLM answered, else an
+    estimate (characters / 4) of the text handed to the generator over all passes: what a model
+    would have had to read to give this answer.
     """
-    pages = sorted({(c.doc_id, c.page) for c in result.citations})
+    cited = sorted({(c.doc_id, c.page) for c in result.citations})
     text = ""
-    if pages:
+    if cited:
         try:
             from docintel.store import Store
             from docintel.store.view import best_lines
 
             store = Store(store_root)
             by_doc: dict[str, list[int]] = defaultdict(list)
-            for doc_id, page in pages:
+            for doc_id, page in cited:
                 by_doc[doc_id].append(page)
             chunks = []
             for doc_id, doc_pages in by_doc.items():
@@ -254,8 +283,12 @@ def reading_cost(store_root: Path, result: AskResult) -> tuple[int, int, str]:
             text = "\n".join(chunks)
         except Exception as e:  # cost accounting must never fail a question
             log.debug("reading cost: %s", e)
-    tokens = result.tokens.prompt if result.llm_calls else len(text) // CHARS_PER_TOKEN
-    return len(pages), tokens, text
+    if read is not None:
+        pages, chars = len(read[0]), read[1]
+    else:
+        pages, chars = len(cited), len(text)
+    tokens = result.tokens.prompt if result.llm_calls else chars // CHARS_PER_TOKEN
+    return pages, tokens, text
 
 
 def summarise(mode: EvalMode, results: Sequence[QuestionResult]) -> ModeSummary:

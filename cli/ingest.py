@@ -1,7 +1,91 @@
-"""`docintel ingest` (being built)."""
+"""`docintel ingest PATH...`: parse PDFs into the store, incrementally; exit 1 when a file failed."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, List, Optional
 
 import typer
 
+from cli.common import JsonOpt, StoreOpt, err_console, handle_errors, print_json, progress_enabled
+
 
 def register(app: typer.Typer) -> None:
-    pass
+    @app.command("ingest")
+    def ingest(
+        paths: List[Path] = typer.Argument(..., help="PDF files or folders (walked recursively for *.pdf).", show_default=False),
+        store: Optional[Path] = StoreOpt,
+        workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parse N documents in parallel processes. Default: 1 ($DOCINTEL_WORKERS)."),
+        force: bool = typer.Option(False, "--force", help="Re-parse files whose content is already stored."),
+        json_output: bool = JsonOpt,
+        quiet: bool = typer.Option(False, "--quiet", help="No progress and no summary (failures still go to stderr)."),
+    ) -> None:
+        """Parse every page cheaply, flag the hard ones. Unchanged files are skipped.
+
+        Exit 0 when every file was ingested (or unchanged); 1 when some failed (the rest is saved);
+        2 when a path does not exist or holds no PDF.
+        """
+        from docintel import api
+        from docintel.settings import Settings
+
+        with handle_errors():
+            settings = Settings.load(store=store, json_output=json_output, quiet=quiet, ingest__workers=workers, ingest__force=force or None)
+            with _progress(progress_enabled(quiet, json_output)) as progress:
+                report = api.ingest(paths, settings, progress=progress)
+        render(report, json_output, quiet)
+        raise typer.Exit(report.exit_code)
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator:
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console, transient=True) as bar:
+        task = bar.add_task("ingest", total=None)
+
+        def update(label: str, done: int, total: int) -> None:
+            bar.update(task, description=label[:50], completed=done, total=total or None)
+
+        yield update
+
+
+def render(report, json_output: bool, quiet: bool) -> None:
+    """JSON on stdout with --json; summary table on stderr unless --quiet; failures always."""
+    from rich.markup import escape
+
+    if json_output:
+        print_json(report.model_dump(mode="json"))
+    if not quiet:
+        err_console.print(summary_table(report))
+    for f in report.files:
+        if f.status.value in ("failed", "partial"):
+            word = "failed" if f.status.value == "failed" else "partly failed"
+            err_console.print(f"[red]{word}:[/] {escape(f.path)}: {escape(f.reason or '')}", soft_wrap=True)
+
+
+def summary_table(report):
+    from rich.table import Table
+
+    t = report.totals
+    table = Table(title=f"docintel ingest -> {report.store}", title_justify="left", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    table.add_row("documents ingested", str(t.ingested))
+    table.add_row("unchanged (skipped)", str(t.unchanged))
+    if t.duplicate:
+        table.add_row("duplicates (skipped)", str(t.duplicate))
+    table.add_row("failed", f"[red]{t.failed}[/]" if t.failed else "0")
+    table.add_row("pages parsed", str(t.pages))
+    table.add_row("OCR pages (tesseract)", str(t.ocr_pages))
+    table.add_row("flagged pages", str(t.flagged_pages))
+    for reason, n in sorted(t.flagged_by_reason.items()):
+        table.add_row(f"  {reason}", str(n))
+    if t.removed_versions:
+        table.add_row("old versions replaced", str(t.removed_versions))
+    table.add_row("seconds", f"{report.seconds:.1f} ({report.pages_per_second:.0f} pages/s)")
+    return table

@@ -1,7 +1,72 @@
-"""`docintel inspect` (being built)."""
+"""`docintel docs`, `docintel pages DOC`, `docintel toc DOC`: look at what ingest stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
 
 import typer
 
+from cli.common import JsonOpt, StoreOpt, handle_errors, out_console, print_json
+
 
 def register(app: typer.Typer) -> None:
-    pass
+    @app.command("docs")
+    def docs(store: Optional[Path] = StoreOpt, json_output: bool = JsonOpt) -> None:
+        """List the stored documents: doc_id, file, pages, OCR pages, producer."""
+        from docintel import api
+        from docintel.settings import Settings
+
+        with handle_errors():
+            rows = api.documents(Settings.load(store=store))
+        if json_output:
+            return print_json(rows)
+        cols = [("doc_id", "doc_id"), ("file", "file_name"), ("pages", "n_pages"), ("ocr", "n_ocr_pages"),
+                ("baseline", "baseline_method"), ("producer", "producer")]
+        out_console.print(_table("documents", cols, rows))
+
+    @app.command("pages")
+    def pages(doc: str = typer.Argument(..., help="doc_id or file name."), store: Optional[Path] = StoreOpt,
+              json_output: bool = JsonOpt) -> None:
+        """Per-page signals of one document and the reasons each flag fired."""
+        from docintel import api
+        from docintel.settings import Settings
+
+        with handle_errors():
+            data = api.pages(Settings.load(store=store), doc)
+        if json_output:
+            return print_json(data)
+        for r in data["pages"]:
+            r["reasons"] = "; ".join(r.get("reasons") or []) or (r.get("error") or "")
+            r["esc"] = "yes" if r.get("escalate") else ""
+        cols = [("page", "page_num"), ("label", "page_label"), ("method", "parsing_method"), ("chars", "char_count"),
+                ("lines", "n_lines"), ("imgs", "image_count"), ("cols", "n_columns"), ("esc", "esc"), ("reasons", "reasons")]
+        out_console.print(_table(f"{data['file_name']} ({data['doc_id']})", cols, data["pages"]))
+
+    @app.command("toc")
+    def toc(doc: str = typer.Argument(..., help="doc_id or file name."), store: Optional[Path] = StoreOpt,
+            json_output: bool = JsonOpt) -> None:
+        """The table of contents found at ingest (outline, numbered headings or contents page)."""
+        from docintel import api
+        from docintel.settings import Settings
+
+        with handle_errors():
+            data = api.toc(Settings.load(store=store), doc)
+        if json_output:
+            return print_json(data)
+        for r in data["toc"]:
+            r["title"] = "  " * max(0, (r.get("level") or 1) - 1) + str(r.get("title") or "")
+        cols = [("id", "toc_id"), ("title", "title"), ("start", "page_start"), ("end", "page_end"), ("source", "source")]
+        out_console.print(_table(f"{data['file_name']} ({data['doc_id']})", cols, data["toc"]))
+
+
+def _table(title: str, cols: list[tuple[str, str]], rows: list[dict]):
+    from rich.markup import escape
+    from rich.table import Table
+
+    t = Table(title=title, title_justify="left")
+    for header, _ in cols:
+        t.add_column(header, overflow="fold")
+    for r in rows:
+        t.add_row(*(escape("" if r.get(key) is None else str(r.get(key))) for _, key in cols))
+    return t

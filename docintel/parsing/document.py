@@ -221,12 +221,10 @@ def _parse(doc: Any, path: Path, doc_id: str, sha256: str, ocr_dpi: int, ocr_lan
 
 
 def _structure(doc: Any, doc_id: str, lines: pa.Table, labels: list[str], warnings: list[str]) -> dict[str, pa.Table]:
-    """toc_df, object_registry, cross_ref_df from docintel.parsing.structure (built by H2)."""
+    """toc_df, object_registry, cross_ref_df from :mod:`docintel.parsing.structure`."""
+    from docintel.parsing.structure import build_structure
+
     empty = {name: T.empty(T.TABLES[name]) for name in ("toc_df", "object_registry", "cross_ref_df")}
-    try:
-        from docintel.parsing.structure import build_structure
-    except ImportError:
-        return empty
     try:
         out = build_structure(doc, doc_id, lines.to_pandas(), labels)
         return {name: out.get(name, table) for name, table in empty.items()}

@@ -56,6 +56,17 @@ def parse_file(path: str, doc_id: str, sha256: str, ocr_dpi: int, ocr_lang: str)
     return parse_document(path, doc_id, sha256, ocr_dpi=ocr_dpi, ocr_lang=ocr_lang)
 
 
+def _worker_init() -> None:
+    """One core per worker: parallelism comes from the processes, not from library threads."""
+    import os
+
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    import pyarrow
+
+    pyarrow.set_cpu_count(1)
+    pyarrow.set_io_thread_count(1)
+
+
 def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progress | None = None) -> IngestReport:
     """Parse every new or changed PDF under ``paths`` into ``settings.store``."""
     from docintel.store import Store
@@ -123,7 +134,7 @@ def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, oc
     # biggest files first so one large document does not finish last on its own
     order = sorted(todo, key=lambda t: t[0].stat().st_size, reverse=True)
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx, initializer=_worker_init) as pool:
         futures: dict[Future, tuple[Path, str, str]] = {
             pool.submit(parse_file, str(p), d, s, ocr_dpi, ocr_lang): (p, d, s) for p, d, s in order
         }

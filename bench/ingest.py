@@ -1,0 +1,150 @@
+"""Ingest benchmark: ratios against baselines measured in the same run, on the same machine.
+
+    .venv/bin/python bench/ingest.py [CORPUS_DIR]   (default ../shared/corpora)
+
+1. One-worker ingest throughput (parse, signals, structure tables, Parquet writes, manifest,
+   run report) on the born-digital PDFs, against bare PyMuPDF ``page.get_text("dict")`` over
+   the same pages. Target >= 80 %.
+2. ``--workers 2`` speed-up over one worker, against the speed-up two spawned processes of a
+   pure-Python busy loop get (these shared 2-core machines do not always give a full second
+   core). Target >= 85 % of it.
+3. ``docintel --help`` wall time (best of 5). Target < 0.5 s.
+
+Born-digital = every page has a text layer (no page would be sent to Tesseract).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+
+
+def born_digital(corpus: Path) -> list[Path]:
+    from docintel.parsing.fitz import pymupdf
+    from docintel.parsing import signals
+
+    fitz = pymupdf()
+    out = []
+    for f in sorted(corpus.rglob("*")):
+        if f.suffix.lower() != ".pdf":
+            continue
+        with fitz.open(f) as doc:
+            ok = True
+            for page in doc:
+                chars = len(page.get_text().strip())
+                cover = sum(
+                    abs(fitz.Rect(i["bbox"]) & page.cropbox) / (abs(page.cropbox) or 1) for i in page.get_image_info()
+                ) if chars < signals.SCANNED_MAX_CHARS else 0.0
+                if signals.scanned(chars, cover):
+                    ok = False
+                    break
+        if ok:
+            out.append(f)
+    return out
+
+
+def bare_dict(files: list[Path]) -> tuple[int, float]:
+    from docintel.parsing.fitz import pymupdf
+
+    fitz = pymupdf()
+    pages = 0
+    t = time.perf_counter()
+    for f in files:
+        with fitz.open(f) as doc:
+            for page in doc:
+                page.get_text("dict")
+                pages += 1
+    return pages, time.perf_counter() - t
+
+
+def ingest(files: list[Path], workers: int) -> tuple[int, float]:
+    from docintel.parsing.ingest import run_ingest
+    from docintel.settings import Settings
+
+    store = Path(tempfile.mkdtemp(prefix="docintel-bench-"))
+    try:
+        t = time.perf_counter()
+        report = run_ingest(files, Settings.load(env={}, store=store, ingest__workers=workers))
+        dt = time.perf_counter() - t
+        assert report.exit_code == 0, [f.reason for f in report.files if f.reason]
+        return report.totals.pages, dt
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
+def busy(n: int) -> int:
+    x = 0
+    for i in range(n):
+        x = (x * 31 + i) % 1000003
+    return x
+
+
+def busy_speedup(n: int) -> tuple[float, float, float]:
+    """(serial seconds for 2 loops, parallel seconds in 2 spawned processes, speed-up)."""
+    t = time.perf_counter()
+    busy(n)
+    busy(n)
+    serial = time.perf_counter() - t
+    ctx = multiprocessing.get_context("spawn")
+    t = time.perf_counter()
+    with ctx.Pool(2) as pool:
+        pool.map(busy, [n, n])
+    parallel = time.perf_counter() - t
+    return serial, parallel, serial / parallel
+
+
+def help_time() -> float:
+    exe = ROOT / ".venv" / "bin" / "docintel"
+    cmd = [str(exe), "--help"] if exe.exists() else [sys.executable, "-m", "cli.main", "--help"]
+    best = float("inf")
+    for _ in range(5):
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main() -> None:
+    corpus = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "corpora"
+    files = born_digital(corpus)
+    print(f"corpus: {corpus} ({len(files)} born-digital PDFs)")
+    ingest(files[:1], 1)  # warm imports and the page cache for both sides
+    bare_dict(files)
+
+    pages, t_bare = bare_dict(files)
+    _, t1 = ingest(files, 1)
+    _, t2 = ingest(files, 2)
+    # size the busy loop like the one-worker ingest so process start-up weighs the same
+    probe = 2_000_000
+    t = time.perf_counter()
+    busy(probe)
+    per_iter = (time.perf_counter() - t) / probe
+    n = max(probe, int(t1 / 2 / per_iter))
+    b_serial, b_par, b_speedup = busy_speedup(n)
+    h = help_time()
+
+    r_bare, r1, r2 = pages / t_bare, pages / t1, pages / t2
+    ratio1 = r1 / r_bare
+    speedup = t1 / t2
+    ratio2 = speedup / b_speedup
+    print(f"pages: {pages}")
+    print(f"bare PyMuPDF get_text('dict'):  {r_bare:7.1f} pages/s ({t_bare:.2f} s)")
+    print(f"ingest --workers 1:             {r1:7.1f} pages/s ({t1:.2f} s)  = {ratio1:.0%} of bare   (target >= 80%)  {'OK' if ratio1 >= 0.8 else 'MISS'}")
+    print(f"ingest --workers 2:             {r2:7.1f} pages/s ({t2:.2f} s)  speed-up x{speedup:.2f}")
+    print(f"busy loop, 2 processes:         speed-up x{b_speedup:.2f} ({b_serial:.2f} s serial, {b_par:.2f} s parallel)")
+    print(f"workers-2 speed-up vs busy loop: {ratio2:.0%}   (target >= 85%)  {'OK' if ratio2 >= 0.85 else 'MISS'}")
+    print(f"docintel --help:                {h:.3f} s   (target < 0.5 s)  {'OK' if h < 0.5 else 'MISS'}")
+
+
+if __name__ == "__main__":
+    main()

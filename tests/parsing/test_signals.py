@@ -1,0 +1,170 @@
+"""Each signal alone (pure functions on hand-made rows) and through parse_document on synthetic PDFs."""
+
+from __future__ import annotations
+
+import pytest
+
+from docintel.parsing import signals
+from docintel.parsing.columns import assign_columns, grid_lines
+from docintel.parsing.document import parse_document
+
+from parsing_pdfs import make_image_page, make_table_page, save
+
+
+def line(text, x0, y0, x1, y1=None, bold=False):
+    return {"text": text, "x0": x0, "y0": y0, "x1": x1, "y1": y0 + 10 if y1 is None else y1, "bold": bold}
+
+
+def prose(y0=300, n=10, x0=72, x1=540):
+    return [line("a full line of ordinary running prose text " * 2, x0, y0 + 12 * k, x1) for k in range(n)]
+
+
+def grid(rows=6, cols=5, y0=110):
+    return [line(f"{r}.{c}", 90 + c * 90, y0 + r * 14, 120 + c * 90) for r in range(rows) for c in range(cols)]
+
+
+def first_page(path):
+    parsed = parse_document(path, "t" * 16, "0" * 64)
+    return parsed, parsed.tables["page_df"].to_pylist()[0]
+
+
+# -- pure functions ---------------------------------------------------------------------------
+
+
+def test_counts():
+    rows = [line("abc", 0, 0, 10), line("de", 0, 20, 10)]
+    assert signals.char_count(rows) == 5
+    assert signals.n_lines(rows) == 2
+    assert signals.image_count([{"bbox": [0, 0, 1, 1]}]) == 1
+
+
+def test_flat_table_fires_on_caption_plus_grid_with_the_measured_value():
+    reason = signals.flat_table([line("Table 3: Variations", 72, 80, 400)] + grid() + prose())
+    assert reason is not None and reason.startswith("flat_table: 'Table 3' caption + 30 short cells in 6 rows")
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        grid() + prose(),  # grid without a caption
+        [line("Table 3: Variations", 72, 80, 400)] + prose(),  # caption without a grid
+        [line("Table 1 summarizes the results of the study", 72, 80, 400)] + grid() + prose(),  # prose mention
+        [line("Table 3: Variations", 72, 80, 400)] + grid(y0=500),  # grid far from the caption
+    ],
+)
+def test_flat_table_needs_caption_and_adjacent_grid(rows):
+    assert signals.flat_table(rows) is None
+
+
+@pytest.mark.parametrize("caption", ["TABLE 1: POTENTIAL IMPACT", "Table 2-1. Costs", "Table A-1", "Table A4-12. Savings"])
+def test_caption_forms(caption):
+    assert signals.caption_lines([line(caption, 72, 80, 400)])
+
+
+def test_caption_below_the_grid_counts():
+    assert signals.flat_table(grid() + [line("TABLE 1: POTENTIAL IMPACT", 72, 200, 400)])
+
+
+def test_opaque_figure():
+    big_empty = {"bbox": [100, 100, 400, 350], "area_ratio": 0.15, "text_chars_inside": 0}
+    with_text = {**big_empty, "text_chars_inside": 240}
+    logo = {"bbox": [10, 10, 30, 30], "area_ratio": 0.001, "text_chars_inside": 0}
+    assert signals.opaque_figure([big_empty]).startswith("opaque_figure: image 300x250 pt (15% of page) with 0 text chars")
+    assert signals.opaque_figure([with_text]) is None
+    assert signals.opaque_figure([logo]) is None
+    assert signals.opaque_figure([]) is None
+
+
+def test_col_anomaly_is_relative_to_the_norm_or_three():
+    assert signals.col_anomaly(2, 1) == "col_anomaly: 2 columns (document norm 1)"
+    assert signals.col_anomaly(2, 2) is None
+    assert signals.col_anomaly(1, 2) is None  # fewer columns carry no reading-order risk
+    assert signals.col_anomaly(3, 3)
+
+
+def test_column_norm_ignores_short_pages():
+    assert signals.column_norm([(2, 40), (2, 50), (1, 3), (1, 5), (1, 4)]) == 2
+    assert signals.column_norm([]) == 1
+
+
+def test_scanned():
+    assert signals.scanned(0, 0.98) == "scanned: 0 text chars, images cover 98% of the page"
+    assert signals.scanned(0, 0.2) is None
+    assert signals.scanned(3000, 1.0) is None  # an OCR'd scan with a text layer is not "scanned"
+
+
+def test_escalate_is_the_union_of_flags():
+    out = signals.evaluate([line("Table 3: V", 72, 80, 400)] + grid() + prose(), [], 1, 1)
+    assert out["flat_table"] and out["escalate"] and len(out["reasons"]) == 1
+    quiet = signals.evaluate(prose(), [], 1, 1)
+    assert not quiet["escalate"] and quiet["reasons"] == []
+
+
+def test_table_grid_is_not_columns():
+    rows = [line("Table 1: x", 72, 80, 300)] + grid(rows=10, cols=5) + prose(y0=300, n=20)
+    labels, n = assign_columns(rows, 612)
+    assert n == 1
+    assert grid_lines(rows) >= set(range(1, 51))
+
+
+def test_two_columns_under_a_full_width_title():
+    rows = [line("A long full width title line over both columns of text here", 80, 40, 530, 56)]
+    rows += [line("left column prose that fills the column well", 60, 80 + 12 * k, 296) for k in range(25)]
+    rows += [line("right column prose that fills the column too", 316, 80 + 12 * k, 552) for k in range(25)]
+    labels, n = assign_columns(rows, 612)
+    assert n == 2
+    assert labels[0] == "single" and labels[1] == "left" and labels[-1] == "right"
+
+
+# -- synthetic PDFs -------------------------------------------------------------------------------
+
+
+def test_table_page_flat_table(table_pdf):
+    _, page = first_page(table_pdf)
+    assert page["flat_table"] and page["escalate"]
+    assert page["n_columns"] == 1 and not page["col_anomaly"]
+    assert page["reasons"][0].startswith("flat_table: 'Table 1' caption + ")
+
+
+def test_caption_without_grid_not_flagged(tmp_path):
+    _, page = first_page(save(make_table_page, tmp_path / "t.pdf", "Table 1: Measured throughput", False))
+    assert not page["flat_table"] and not page["escalate"]
+
+
+def test_image_page_opaque_figure(image_pdf):
+    parsed, page = first_page(image_pdf)
+    assert page["opaque_figure"] and page["image_count"] == 1
+    img = parsed.tables["image_df"].to_pylist()[0]
+    assert img["parsing_method"] == "not_parsed" and img["text_chars_inside"] == 0
+    assert img["bbox"][2] - img["bbox"][0] > 250
+
+
+def test_image_with_text_inside_is_not_opaque(tmp_path):
+    parsed, page = first_page(save(make_image_page, tmp_path / "i.pdf", True))
+    assert not page["opaque_figure"]
+    assert parsed.tables["image_df"].to_pylist()[0]["text_chars_inside"] > 50
+
+
+def test_two_column_page(two_column_pdf):
+    parsed, page = first_page(two_column_pdf)
+    assert page["n_columns"] == 2
+    cols = parsed.tables["line_df"].column("column").to_pylist()
+    assert cols[0] == "single" and cols.count("left") > 20 and cols.count("right") > 20
+
+
+def test_scanned_page_gets_tesseract_baseline(scanned_pdf):
+    parsed, page = first_page(scanned_pdf)
+    assert page["scanned"] and page["parsing_method"] == "tesseract"
+    assert page["ocr_confidence"] > 70
+    lines = parsed.tables["line_df"].to_pylist()
+    text = " ".join(r["text"] for r in lines).lower()
+    assert "quarterly processing report" in text and "regional office" in text
+    assert all(r["parsing_method"] == "tesseract" and r["confidence"] is not None for r in lines)
+    assert parsed.n_ocr_pages == 1
+    assert parsed.tables["documents"].to_pylist()[0]["baseline_method"] == "tesseract"
+
+
+def test_born_digital_pages_never_ocr(table_pdf, two_column_pdf):
+    for path in (table_pdf, two_column_pdf):
+        parsed, page = first_page(path)
+        assert page["parsing_method"] == "pymupdf" and parsed.n_ocr_pages == 0

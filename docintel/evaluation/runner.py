@@ -208,8 +208,8 @@ def run_question(q: GoldenQuestion, golden: GoldenFile, s: Settings, mode: EvalM
         t0 = time.perf_counter()
         try:
             result = ask(q.question, s)
-        except UsageError:
-            raise
+        except UsageError as e:  # the run is misconfigured (unknown doc, empty store): exit 2, say where
+            raise UsageError(f"{Path(str(golden.path)).name}: question {q.id}: {e.message}") from e
         except Exception as e:  # a crash inside ask is a regression of this question, not of eval
             log.warning("%s: ask failed: %s: %s", q.id, type(e).__name__, e)
             return QuestionResult(**base, passed=False, error=f"{type(e).__name__}: {e}",

@@ -176,3 +176,15 @@ def test_missing_optional_documents_skip_instead_of_fail(write_golden, golden_te
 
     with pytest.raises(GoldenFileError, match=r"golden.yaml:1: document ../elsewhere/paper.pdf not found"):
         run_eval([write_golden(text.replace("skip_missing_documents: true\n", ""))], Settings.load(env={}), ask=patched)
+
+
+def test_usage_error_in_ask_aborts_with_exit_2_naming_the_question(write_golden, tmp_path, monkeypatch):
+    from docintel.errors import UnknownDocumentError
+
+    def ask(q, s):
+        raise UnknownDocumentError("unknown document 'paper.pdf'; the store holds: other.pdf")
+
+    monkeypatch.setattr(api, "ask", ask)
+    res = runner.invoke(app, ["eval", str(write_golden()), "--store", str(tmp_path / "s")])
+    assert res.exit_code == 2
+    assert "golden.yaml: question positional: unknown document 'paper.pdf'" in res.stderr.replace("\n", "")

@@ -1,0 +1,118 @@
+"""CLI contract (CliRunner), pointer detection, question parsing and the incremental index."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+from typer.testing import CliRunner
+
+from cli.main import app
+from docintel.questions import parse_question
+from docintel.references.detect import find_mentions, find_pointers
+from storebuild import Q_PE
+
+runner = CliRunner()
+CONTRACT = ["question", "answer", "answer_completeness", "verdict", "citations", "pending_references",
+            "resolved_references", "passes", "llm_calls", "tokens", "generator"]
+
+
+def test_cli_json_is_the_contract(flat_store, tmp_path):
+    trace = tmp_path / "trace.json"
+    r = runner.invoke(app, ["ask", Q_PE, "--store", str(flat_store), "--json", "--trace", str(trace)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert list(data) == CONTRACT
+    assert set(data["citations"][0]) == {"doc_id", "doc", "page", "page_label", "line_start", "line_end",
+                                         "retrieved_via", "parsing_method"}
+    assert {"referenced_from", "reference_text"} <= set(data["citations"][1])
+    assert data["tokens"] == {"prompt": 0, "completion": 0}
+    assert json.loads(trace.read_text())["passes"]
+
+
+def test_cli_panel_and_flags(flat_store):
+    r = runner.invoke(app, ["ask", Q_PE, "--store", str(flat_store), "--max-loops", "0", "--top-k", "2",
+                            "--doc", "1706.03762v7.pdf"])
+    assert r.exit_code == 0, r.output
+    assert "references_unresolved" in r.stdout and "Table 3 row (E)" in r.stdout
+
+
+@pytest.mark.parametrize("args", [["--doc", "nope.pdf"], ["--generator", "nope"], ["--max-loops", "-1"]])
+def test_cli_usage_errors_exit_2(flat_store, args):
+    r = runner.invoke(app, ["ask", "What?", "--store", str(flat_store), *args])
+    assert r.exit_code == 2
+
+
+def test_cli_empty_store_exit_2(tmp_path):
+    r = runner.invoke(app, ["ask", "What?", "--store", str(tmp_path / "none")])
+    assert r.exit_code == 2 and "ingest" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("nearly identical results (see Table 3 row (E)). We", ("table", "3", "E")),
+        ("the sublimit defined in Section 7.2 applies", ("section", "7.2", None)),
+        ("as described in the previous section, but", ("section", "previous", None)),
+        ("listed in Table 2-1 of the report", ("table", "2-1", None)),
+        ("per clause 4.2(b) of this agreement", ("clause", "4.2(b)", None)),
+        ("See Appendix A for details", ("appendix", "A", None)),
+    ],
+)
+def test_internal_pointers(text, expected):
+    (ref,) = [r for r in find_pointers(text) if r.ref_type.value != "external"]
+    assert (ref.ref_type.value, ref.ref_target, ref.sub_selector) == expected
+
+
+@pytest.mark.parametrize("text", ["ISO/IEC 27001 Annex A", "SP 800-53", "[44 U.S.C., SEC. 3542]", "FIPS 200", "NIST SP 800-63B"])
+def test_external_pointers(text):
+    (ref,) = find_pointers(f"controls follow {text} in full")
+    assert ref.ref_type.value == "external" and ref.raw_text in text
+
+
+def test_caption_is_not_a_pointer():
+    assert find_pointers("Table 3: Variations on the Transformer architecture.") == []
+
+
+@hsettings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("see Table Section 3.2 row (E) ISO 27001 Annex A SP 800-53 , . ")), max_size=80))
+def test_mentions_are_substrings_and_disjoint(text):
+    ms = find_mentions(text)
+    for m in ms:
+        assert m.start < m.end <= len(text)
+    spans = sorted((m.start, m.end) for m in ms)
+    for (a, b), (c, d) in zip(spans, spans[1:]):
+        assert b <= c or (a, b) == (c, d)  # a list "Sections 3 and 4" shares one span
+
+
+def test_question_parse():
+    p = parse_question(Q_PE)
+    assert "learned" in p.keywords and "the" not in p.keywords and "transformer" not in p.keywords
+    assert "positional embeddings" in p.terms
+    assert p.shape.value == "yes_no" and p.doc_hints == ["transformer"]
+    assert parse_question("What is a memorized secret?").shape.value == "definition"
+
+
+def test_index_is_incremental(flat_store, tmp_path):
+    from docintel.retrieval.index import update_index
+    from docintel.store import Store
+    from storebuild import add_table_rows
+
+    root = tmp_path / "s"
+    shutil.copytree(flat_store, root, ignore=shutil.ignore_patterns("index"))
+    s = Store(root)
+    first = update_index(s)
+    assert first["docs_added"] == 1 and first["pages_indexed"] == 15
+    assert update_index(s)["pages_indexed"] == 0
+    doc = s.doc_ids()[0]
+    add_table_rows(s, doc, 9, "table:3", [
+        {"text": "(E) | PPL (dev): 4.92 | BLEU (dev): 25.7", "row_key": "(E)", "x0": 100, "y0": 355, "x1": 500, "y1": 372,
+         "cells": [{"header": "", "value": "(E)"}, {"header": "BLEU (dev)", "value": "25.7"}]},
+    ])
+    again = update_index(s)
+    assert again["docs_checked"] == 1 and again["pages_indexed"] == 1  # only page 9's best view changed
+    with s.lock("test"):
+        s.remove_document(doc)
+    assert update_index(s)["pages_removed"] == 15

@@ -238,7 +238,7 @@ def render_passage(p: "Passage") -> str:
         text = _quote(line.text)
         if line.kind and line.kind != "text":
             text = f"[{line.kind}] {text}"
-        if line.cells:
+        if line.cells and not all(_quote(c.value) in text for c in line.cells):  # only when they add something
             cells = "; ".join(f"{_quote(c.header)}={_quote(c.value)}" if c.header else _quote(c.value) for c in line.cells)
             text = f"{text}  {{cells: {cells}}}"
         lines.append(f"{line.line_num}| {text}")
@@ -418,12 +418,23 @@ class ChatJSONClient:
                     ExitCode.PARTIAL,
                 ) from None
             except openai.APIConnectionError as e:
-                cause = _one_line(getattr(e, "__cause__", None) or e, 120)
-                raise GeneratorError(
-                    f"cannot reach the LLM endpoint at {self.base_url} ({cause}): start the server or set "
-                    "OPENAI_BASE_URL, or use --generator extractive",
-                    ExitCode.USAGE,
-                ) from None
+                cause = getattr(e, "__cause__", None) or e
+                if type(cause).__name__ in ("ConnectError", "ConnectTimeout", "UnsupportedProtocol", "InvalidURL"):
+                    raise GeneratorError(
+                        f"cannot reach the LLM endpoint at {self.base_url} ({_one_line(cause, 120)}): start the "
+                        "server or set OPENAI_BASE_URL, or use --generator extractive",
+                        ExitCode.USAGE,
+                    ) from None
+                # reached, then the connection broke (server crashed mid-request): transient
+                if attempt >= self.server_retries:
+                    raise GeneratorError(
+                        f"the connection to the LLM endpoint keeps breaking ({_one_line(cause, 120)}) after "
+                        f"{attempt + 1} attempts ({self._where(model)}): check the server, then try again",
+                        ExitCode.PARTIAL,
+                    ) from None
+                log.warning("LLM endpoint connection broke (%s), retrying", _one_line(cause, 80))
+                time.sleep(self.backoff_s * (2**attempt))
+                attempt += 1
             except (openai.AuthenticationError, openai.PermissionDeniedError) as e:
                 raise GeneratorError(
                     f"the LLM endpoint at {self.base_url} rejected the API key (HTTP {e.status_code}: "

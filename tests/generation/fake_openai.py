@@ -9,12 +9,13 @@ library only, so the tests exercise the real ``openai`` client, real sockets and
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
 
 
 @dataclass
@@ -30,6 +31,8 @@ class Reply:
     completion_tokens: int = 20
     finish_reason: str = "stop"
     refusal: str | None = None
+    drop: bool = False
+    """Close the connection without any response (a server crashing mid-request)."""
 
 
 def answer(obj: Any, **kw: Any) -> Reply:
@@ -51,6 +54,8 @@ class FakeOpenAI:
 
     script: list[Reply] = field(default_factory=list)
     default: Reply | None = None
+    responder: Callable[[dict], Reply] | None = None
+    """When the script is empty: build the reply from the request body (for end-to-end runs)."""
     reject_json_schema: bool = False
     """Answer 400 to response_format json_schema, as servers without structured outputs do."""
     reject_response_format: bool = False
@@ -85,6 +90,11 @@ class FakeOpenAI:
         with self._lock:
             if self.script:
                 return self.script.pop(0)
+        if self.responder is not None:
+            try:
+                return self.responder(body)
+            except Exception as e:  # a bug in a test's responder shows up as a 500 with its message
+                return status(500, f"fake responder failed: {type(e).__name__}: {e}")
         if self.default is not None:
             return self.default
         return status(500, "fake server: script exhausted")
@@ -126,6 +136,13 @@ class FakeOpenAI:
                 reply = fake._next(body)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.drop:
+                    self.close_connection = True
+                    try:
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                    return
                 if reply.status != 200:
                     self._send(
                         reply.status,
@@ -164,6 +181,21 @@ class FakeOpenAI:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+
+PASSAGE_HEAD = re.compile(r"^<<<PASSAGE (?P<id>\S+) .*?lines=(?P<a>\d+)-(?P<b>\d+)", re.M)
+
+
+def passages_in(body: dict) -> dict[str, tuple[int, int, list[str]]]:
+    """passage id -> (line_start, line_end, line texts) parsed from the user message, as a model
+    would read it."""
+    user = next((m["content"] for m in body.get("messages", []) if m.get("role") == "user"), "")
+    out = {}
+    for m in PASSAGE_HEAD.finditer(user):
+        end = user.find(f"<<<END {m.group('id')}>>>", m.end())
+        block = user[user.index("\n", m.end()) + 1 : end].splitlines()
+        out[m.group("id")] = (int(m.group("a")), int(m.group("b")), block)
+    return out
 
 
 def closed_port_url() -> str:

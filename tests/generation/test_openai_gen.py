@@ -409,8 +409,8 @@ def test_reference_citation_keeps_provenance_from_the_passage(fake, tmp_path):
         passage_id="R1", doc_id="d" * 16, doc="1706.03762v7.pdf", page=9, page_label="9", line_start=38,
         line_end=39, parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.reference,
         referenced_from=Origin(page=6, line=29), reference_text="Table 3 row (E)", sub_selector="E",
-        lines=[PassageLine(line_num=38, text="N dmodel ... PPL BLEU", kind="header"),
-               PassageLine(line_num=39, text="(E) positional embedding instead of sinusoids 4.92 25.7", kind="table_row")],
+        lines=[PassageLine(line_num=38, text="N dmodel ... PPL BLEU", kind="header", parsing_method="pymupdf_tables"),
+               PassageLine(line_num=39, text="(E) positional embedding instead of sinusoids 4.92 25.7", kind="table_row", parsing_method="pymupdf_tables")],
     )
     done = {
         "answer": "Yes: 4.92 perplexity and 25.7 BLEU against 25.8 for the base model.",
@@ -457,3 +457,15 @@ def test_server_failing_to_compile_the_schema_falls_back(fake, tmp_path):
     out = generator(settings_for(tmp_path, fake.base_url)).generate(request())
     assert [r["response_format"]["type"] for r in fake.completions] == ["json_schema", "json_object"]
     assert out.llm_calls == 1
+
+
+def test_dropped_connection_is_retried_then_a_clear_error(fake, tmp_path):
+    fake.queue(Reply(drop=True), answer(GOOD))
+    out = generator(settings_for(tmp_path, fake.base_url)).generate(request())
+    assert out.llm_calls == 1 and len(fake.completions) == 2
+
+    fake.default = Reply(drop=True)
+    with pytest.raises(GeneratorError) as e:
+        generator(settings_for(tmp_path, fake.base_url, cache=False)).generate(request())
+    assert e.value.exit_code == ExitCode.PARTIAL and "keeps breaking" in e.value.message
+    assert len(fake.completions) == 2 + 3

@@ -275,25 +275,31 @@ def build_messages(request: "GenerationRequest") -> list[dict[str, str]]:
 # --------------------------------------------------------------------------------------------
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
+_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 
 
 def extract_json(content: str | None) -> Any:
-    """The JSON object in a reply: bare, in a ``` fence, or inside prose. Raises ValueError."""
+    """The JSON object in a reply: bare, in a ``` fence, after a reasoning model's <think> block,
+    or inside prose (the longest object that decodes). Raises ValueError."""
     if content is None or not content.strip():
         raise ValueError("the reply was empty; send one JSON object")
-    text = content.strip()
+    text = _THINK.sub("", content).strip()
     fence = _FENCE.search(text)
     if fence:
         text = fence.group(1).strip()
     try:
         return json.loads(text)
     except json.JSONDecodeError as first:
-        start, end = text.find("{"), text.rfind("}")
-        if 0 <= start < end:
+        decoder, best = json.JSONDecoder(), None
+        for m in re.finditer(r"\{", text):
             try:
-                return json.loads(text[start : end + 1])
+                obj, end = decoder.raw_decode(text, m.start())
             except json.JSONDecodeError:
-                pass
+                continue
+            if isinstance(obj, dict) and (best is None or end - m.start() > best[0]):
+                best = (end - m.start(), obj)
+        if best is not None:
+            return best[1]
         raise ValueError(f"the reply is not valid JSON ({first.msg} at line {first.lineno} column {first.colno})")
 
 

@@ -340,6 +340,8 @@ def test_prompt_is_deterministic():
         ('{"a": 1}', {"a": 1}),
         ('```json\n{"a": 1}\n```', {"a": 1}),
         ('Here you go: {"a": {"b": 2}} done', {"a": {"b": 2}}),
+        ('<think>the schema says {answer}... {"x": 0}</think>\n{"a": 1}', {"a": 1}),
+        ('Use {braces} wisely. {"a": [1, 2]} and {"b": 1}', {"a": [1, 2]}),
     ],
 )
 def test_extract_json(content, expected):

@@ -12,12 +12,17 @@ DOCINTEL_LLM_TIMEOUT). What it does for one pass:
 3. Otherwise asks for a ``json_schema`` structured response. A server that rejects json_schema
    (HTTP 400/422 naming the response format) is asked again with ``json_object``, then with no
    response_format at all (the schema is in the system prompt either way, and the answer is dug
-   out of code fences or surrounding prose). The working mode is remembered per endpoint and model.
-4. Validates the reply with pydantic and against the request (cited passage ids must exist). An
-   invalid reply gets ONE corrective retry that sends the validation error back; a second invalid
-   reply is a GeneratorError.
-5. 5xx and 429 are retried twice with backoff; a timeout, an unreachable endpoint, 401/403/404
-   and any other 4xx fail at once with a one-line GeneratorError (no traceback reaches the user).
+   out of code fences, <think> blocks or surrounding prose). temperature=0 is dropped for models
+   that reject it. What worked is remembered per endpoint and model for the rest of the process.
+4. Validates the reply with pydantic and against the request (cited passage ids must exist, line
+   spans must overlap their passage). An invalid reply gets ONE corrective retry that sends the
+   validation error back; a second invalid reply is a GeneratorError. A pending reference's
+   origin line is taken from where its text is written in the passages, not from the model's
+   line number, and ``find_pointers`` (when the orchestrator passes it) normalises its type,
+   target and row.
+5. 5xx, 429 and a connection that broke mid-request are retried twice with backoff; a timeout, an
+   unreachable endpoint (connect refused, unknown host), 401/403/404 and any other 4xx fail at
+   once. Every failure is a one-line GeneratorError: no traceback reaches the user.
 
 Accounting, reported in ``GeneratedAnswer.llm_calls`` / ``tokens``: ``llm_calls`` counts the
 completions this run received from the endpoint (a corrective retry is a second call; a cache hit
@@ -27,7 +32,8 @@ response-format probes produced no completion and are not counted). Tokens are t
 
 Exit codes of the errors: 2 (fix the configuration, nothing was answered) for an unreachable
 endpoint, a rejected API key, an unknown model or URL; 1 (the endpoint failed this time, retry
-later) for a timeout, persistent 5xx / 429, a refusal, and invalid output twice.
+later) for a timeout, persistent 5xx / 429 / broken connections, another 4xx (e.g. context too
+long), a refusal, and invalid output twice.
 
 :func:`llm_guess` lets the reference resolver ask the same endpoint to pick the target of a vague
 pointer ("the previous section") from a candidate list; use it only when an LLM is configured

@@ -46,6 +46,7 @@ class LinkReader:
         self.n = doc.page_count
         self.xref_to_page = {doc.page_xref(p): p for p in range(self.n)}
         self._flip: dict[int, tuple[float, float] | None] = {}
+        self._names: dict[str, tuple[int, float | None, str | None] | None] = {}
 
     def pages_with_annots(self) -> list[int]:
         out = []
@@ -109,7 +110,7 @@ class LinkReader:
         shift, flip = None, None
         for ref in _REFS.findall(value):
             obj = doc.xref_object(int(ref), compressed=True)
-            if "/Link" not in obj or not re.search(r"/Subtype\s*/Link\b", obj):
+            if "/Subtype/Link" not in obj and not ("/Link" in obj and re.search(r"/Subtype\s*/Link\b", obj)):
                 continue
             dest = self._dest_of(obj)
             if dest is None:
@@ -132,9 +133,12 @@ class LinkReader:
         return out
 
     def _dest_of(self, obj: str) -> str | None:
-        m = _DIRECT_DEST.search(obj)
-        if m:
-            return m.group(1)
+        if "/Dest" in obj:
+            m = _DIRECT_DEST.search(obj)
+            if m:
+                return m.group(1)
+        if "/A" not in obj:
+            return None
         m = _ACTION_REF.search(obj)
         if m:
             action = self.doc.xref_object(int(m.group(1)), compressed=True)
@@ -143,6 +147,8 @@ class LinkReader:
             if not m:
                 return None
             action = m.group(1)
+        if "/URI" in action or "/GoToR" in action or "/Launch" in action:
+            return None
         kind = _ACTION_KIND.search(action)
         if not kind or kind.group(1) != "GoTo":
             return None
@@ -178,10 +184,14 @@ class LinkReader:
             name = bytes.fromhex("".join(dest[1:-1].split())).decode("latin-1")
         else:
             name = dest[1:]
+        if name in self._names:
+            return self._names[name]
         page, _x, y = self.doc.resolve_link("#nameddest=" + quote(name, safe=""))
-        if page is None or page < 0 or page >= self.n:
-            return None
-        return page, (float(y) if y is not None and y == y else None), name
+        out = None
+        if page is not None and 0 <= page < self.n:
+            out = (page, (float(y) if y is not None and y == y else None), name)
+        self._names[name] = out
+        return out
 
     # -- the fallback --------------------------------------------------------------------
     def _pymupdf_links(self, pno: int, internal_kinds: set[int]) -> list[RawLink]:

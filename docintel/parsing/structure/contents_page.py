@@ -12,9 +12,9 @@ import re
 from collections import Counter
 from typing import Any, Sequence
 
-import pandas as pd
+import numpy as np
 
-from docintel.parsing.structure.lines import LEADER_LINE
+from docintel.parsing.structure.lines import LEADER_LINE, Lines
 from docintel.parsing.structure.numbering import number_depth
 from docintel.parsing.structure.outline import id_from_text
 
@@ -73,8 +73,8 @@ def numeric_offset(labels: dict[str, int]) -> int | None:
 
 
 def contents_entries(
-    logical: pd.DataFrame,
-    on_contents: pd.Series,
+    logical: Lines,
+    on_contents: np.ndarray,
     contents: set[int],
     page_labels: Sequence[str],
     n_pages: int,
@@ -83,12 +83,12 @@ def contents_entries(
     """TOC entries (source contents_page) from the printed contents, in printed order."""
     if not contents and not on_contents.any():
         return []
-    sub = logical[on_contents]
     raw = []
-    for row in sub.itertuples(index=False):
-        if not (row.page_num in contents or LEADER_LINE.search(row.text)):
+    for i in np.flatnonzero(on_contents).tolist():
+        t = logical.text[i]
+        if not (int(logical.page[i]) in contents or LEADER_LINE.search(t)):
             continue
-        parsed = parse_entry(row.text)
+        parsed = parse_entry(t)
         if parsed is None:
             continue
         body, label = parsed

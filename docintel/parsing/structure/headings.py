@@ -16,10 +16,10 @@ import bisect
 import re
 from typing import Any, Sequence
 
-import pandas as pd
+import numpy as np
 
 from docintel.parsing.structure.contents_page import contents_entries
-from docintel.parsing.structure.lines import BodyStyle, body_style
+from docintel.parsing.structure.lines import BodyStyle, Lines, body_style
 from docintel.parsing.structure.numbering import (
     is_unnumbered_title,
     number_depth,
@@ -27,7 +27,7 @@ from docintel.parsing.structure.numbering import (
     parent_number,
     plausible_next,
 )
-from docintel.parsing.structure.outline import match_heading_line, norm
+from docintel.parsing.structure.outline import match_heading_line
 
 _APP_WORDS = "appendix|annex|schedule|attachment|exhibit|supplement"
 HEADING = re.compile(
@@ -36,34 +36,45 @@ HEADING = re.compile(
     rf"|(?P<word>(?i:{_APP_WORDS}))\s+(?P<wid>[A-Z]|\d{{1,2}})(?![\w\-])[.:\u2014\u2013\-]*)"
     r"(?:\s+|(?<=[.:\u2014\u2013\-])\s*)(?P<title>\S.*)?$"
 )
-_CHEAP = (
-    r"^(?:(?:\d{1,2}(?:\.\d{1,3}){0,5}|[A-Z](?:\.\d{1,3}){0,4})\.?(?:\s|$|[\u2014\u2013\-:])|(?i:"
-    + _APP_WORDS
-    + r")\s)"
-)
+
+_APP_PREFIXES = tuple(w for word in _APP_WORDS.split("|") for w in (word.capitalize() + " ", word.upper() + " "))
 
 
-def _style(row: Any) -> tuple[str, float, bool]:
-    return (row.font or "", round(float(row.font_size) * 2) / 2, bool(row.bold))
+def _style(lines: Lines, i: int) -> tuple[str, float, bool]:
+    return (lines.font[i], round(float(lines.size[i]) * 2) / 2, bool(lines.bold[i]))
 
 
-def _distinct(row: Any, body: BodyStyle) -> bool:
-    """Set apart from body text: bold, clearly larger, or another font at body size or more."""
-    size = float(row.font_size)
-    if row.bold or size >= body.size + 0.9:
+def distinct_mask(lines: Lines, body: BodyStyle) -> np.ndarray:
+    """Lines set apart from body text: bold, clearly larger, or another (non-italic) font at
+    body size or more."""
+    other_font = np.fromiter(
+        (f != body.font and "ital" not in f.lower() for f in lines.font), dtype=bool, count=len(lines)
+    )
+    return lines.bold | (lines.size >= body.size + 0.9) | (other_font & (lines.size >= body.size - 0.3))
+
+
+def _maybe_heading_start(t: str) -> bool:
+    c = t[:1]
+    if c.isdigit():
         return True
-    return (row.font or "") != body.font and size >= body.size - 0.3 and "ital" not in (row.font or "").lower()
+    if "A" <= c <= "Z":
+        return len(t) == 1 or t[1] in " .\u2014\u2013-:" or t.startswith(_APP_PREFIXES)
+    return False
 
 
-def heading_candidates(logical: pd.DataFrame, skip: pd.Series, body: BodyStyle) -> list[dict[str, Any]]:
+def heading_candidates(logical: Lines, skip: np.ndarray, body: BodyStyle) -> list[dict[str, Any]]:
     """Numbered / appendix / lettered heading candidates in document order (before sequencing)."""
-    text = logical["text"]
-    mask = text.str.match(_CHEAP) & ~skip & (text.str.len() <= 160)
-    sub = logical[mask]
+    distinct = distinct_mask(logical, body)
     out: list[dict[str, Any]] = []
-    nxt = _next_line_lookup(logical, mask)
-    for pos, row in zip(sub.index, sub.itertuples(index=False)):
-        m = HEADING.match(row.text)
+    text = logical.text
+    for i in np.flatnonzero(~skip).tolist():
+        t = text[i]
+        if len(t) > 160 or not _maybe_heading_start(t):
+            continue
+        is_app = t.startswith(_APP_PREFIXES)
+        if not (distinct[i] or is_app):
+            continue
+        m = HEADING.match(t)
         if not m:
             continue
         title = (m.group("title") or "").strip()
@@ -73,8 +84,7 @@ def heading_candidates(logical: pd.DataFrame, skip: pd.Series, body: BodyStyle) 
             if int(ident.split(".")[0]) > 40 or not title:
                 continue
         elif m.group("word"):
-            word = m.group("word").lower()
-            kind = word
+            kind = m.group("word").lower()
             ident = m.group("wid").upper()
         else:
             ident = m.group("let") + ("." + m.group("sub") if m.group("sub") else "")
@@ -85,43 +95,35 @@ def heading_candidates(logical: pd.DataFrame, skip: pd.Series, body: BodyStyle) 
             continue
         if title.endswith((",", ";")) or (len(title) > 90 and title.endswith(".")):
             continue
-        if not _distinct(row, body) and kind not in _APP_WORDS.split("|"):
-            continue
-        cont = nxt.get(pos)
-        if cont is not None and _continues_title(row, cont, title):
-            title = f"{title} {cont.text}".strip()
+        if i + 1 < len(text) and _continues_title(logical, i, title):
+            title = f"{title} {text[i + 1]}".strip()
         out.append(
             {
                 "toc_id": ident,
                 "kind": kind,
                 "title": title,
-                "page_start": int(row.page_num),
-                "line_num": int(row.line_num),
-                "y0": float(row.y0),
-                "x0": float(row.x0),
-                "style": _style(row),
+                "page_start": int(logical.page[i]),
+                "line_num": int(logical.line_num[i]),
+                "y0": float(logical.box[i, 1]),
+                "x0": float(logical.box[i, 0]),
+                "style": _style(logical, i),
                 "source": "heading",
             }
         )
     return out
 
 
-def _next_line_lookup(logical: pd.DataFrame, mask: pd.Series) -> dict[int, Any]:
-    """For each masked row, the following logical row (same page), for wrapped titles."""
-    idx = [i + 1 for i in logical.index[mask] if i + 1 < len(logical)]
-    if not idx:
-        return {}
-    nxt = logical.loc[idx]
-    return {i - 1: r for i, r in zip(nxt.index, nxt.itertuples(index=False))}
-
-
-def _continues_title(row: Any, nxt: Any, title: str) -> bool:
-    if int(nxt.page_num) != int(row.page_num) or int(nxt.block_num) != int(row.block_num):
+def _continues_title(lines: Lines, i: int, title: str) -> bool:
+    """The next line wraps the heading's title: same page and block, same style, just below."""
+    j = i + 1
+    if lines.page[j] != lines.page[i] or lines.block[j] != lines.block[i] or title.endswith("."):
         return False
-    if _style(nxt) != _style(row) or len(nxt.text) > 80 or HEADING.match(nxt.text) and re.match(r"^\d", nxt.text):
+    nxt = lines.text[j]
+    if _style(lines, j) != _style(lines, i) or len(nxt) > 80 or nxt[:1].isdigit():
         return False
-    gap = float(nxt.y0) - float(row.y1)
-    return -1.0 <= gap <= 0.8 * (float(row.y1) - float(row.y0)) and not title.endswith(".")
+    h = float(lines.box[i, 3] - lines.box[i, 1])
+    gap = float(lines.box[j, 1] - lines.box[i, 3])
+    return -0.4 * h <= gap <= 0.8 * h
 
 
 def increasing_subsequence(keys: Sequence[tuple]) -> list[int]:
@@ -176,33 +178,33 @@ def sequence_headings(cands: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [kept[i] for i in order]
 
 
-def unnumbered_candidates(
-    logical: pd.DataFrame, skip: pd.Series, styles: set[tuple], body: BodyStyle
-) -> list[dict[str, Any]]:
+def unnumbered_candidates(logical: Lines, skip: np.ndarray, styles: set[tuple], body: BodyStyle) -> list[dict[str, Any]]:
     """Unnumbered lines in a numbered-heading style (numbers lost in the text layer), and
     front/back-matter headings ("References", "Acknowledgments") in any heading style."""
     if not styles:
         return []
-    text = logical["text"]
-    mask = ~skip & (text.str.len() <= 90) & ~text.str.match(_CHEAP) & text.str.match(r"^[A-Z\"“]")
-    mask &= logical["bold"] | (logical["font_size"] >= body.size + 0.9)
-    sub = logical[mask]
+    mask = ~skip & (logical.bold | (logical.size >= body.size + 0.9))
+    distinct = distinct_mask(logical, body)
     out = []
-    for row in sub.itertuples(index=False):
-        st = _style(row)
-        if st not in styles and not (is_unnumbered_title(row.text) and _distinct(row, body)):
+    for i in np.flatnonzero(mask).tolist():
+        t = logical.text[i]
+        if len(t) > 90 or not ("A" <= t[:1] <= "Z" or t[:1] in "\"“") or _maybe_heading_start(t) and HEADING.match(t):
             continue
-        if row.text.endswith((".", ",", ";", ":")) and not is_unnumbered_title(row.text):
+        st = _style(logical, i)
+        front_back = is_unnumbered_title(t)
+        if st not in styles and not (front_back and distinct[i]):
+            continue
+        if t.endswith((".", ",", ";", ":")) and not front_back:
             continue
         out.append(
             {
                 "toc_id": None,
                 "kind": "section",
-                "title": row.text,
-                "page_start": int(row.page_num),
-                "line_num": int(row.line_num),
-                "y0": float(row.y0),
-                "x0": float(row.x0),
+                "title": t,
+                "page_start": int(logical.page[i]),
+                "line_num": int(logical.line_num[i]),
+                "y0": float(logical.box[i, 1]),
+                "x0": float(logical.box[i, 0]),
                 "style": st,
                 "source": "heading",
             }
@@ -251,11 +253,11 @@ def infer_lost_numbers(seq: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def toc_without_outline(
-    logical: pd.DataFrame,
-    furniture: pd.Series,
-    on_contents: pd.Series,
+    logical: Lines,
+    furniture: np.ndarray,
+    on_contents: np.ndarray,
     contents: set[int],
-    page_labels: list[str],
+    page_labels: Sequence[str],
     n_pages: int,
     body: BodyStyle | None = None,
 ) -> list[dict[str, Any]]:
@@ -305,29 +307,24 @@ def _with_levels(seq: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _merge_contents(
-    entries: list[dict[str, Any]], printed: list[dict[str, Any]], logical: pd.DataFrame, skip: pd.Series
+    entries: list[dict[str, Any]], printed: list[dict[str, Any]], logical: Lines, skip: np.ndarray
 ) -> list[dict[str, Any]]:
     """Add contents-page entries the headings missed (ids not seen, page known), placing each
     heading line when the page shows its title."""
     if not printed:
         return entries
     have = {e["toc_id"] for e in entries if e["toc_id"]}
-    have_titles = {norm(e["title"]) for e in entries}
-    body = logical[~skip]
     added = []
     for p in printed:
-        if p["page_start"] is None:
-            continue
-        if p["toc_id"] in have or (p["toc_id"] is None and norm(p["title"]) in have_titles):
-            continue
-        if p["toc_id"] is None:
-            continue  # an unnumbered entry the headings did not confirm: no citeable id
-        page_lines = body[body["page_num"] == p["page_start"]]
-        hit = match_heading_line(
-            f"{p['toc_id']} {p['title']}",
-            list(zip(page_lines["text"].tolist(), page_lines["line_num"].tolist(), page_lines["y0"].tolist())),
-            None,
-        )
+        if p["page_start"] is None or p["toc_id"] is None or p["toc_id"] in have:
+            continue  # an unnumbered entry the headings did not confirm has no citeable id
+        sl = logical.page_slice(p["page_start"])
+        page_lines = [
+            (logical.text[i], int(logical.line_num[i]), float(logical.box[i, 1]))
+            for i in range(sl.start, sl.stop)
+            if not skip[i]
+        ]
+        hit = match_heading_line(f"{p['toc_id']} {p['title']}", page_lines, None)
         added.append(dict(p, line_num=hit["line_num"] if hit else None, y0=hit["y0"] if hit else None))
     if not added:
         return entries

@@ -1,26 +1,39 @@
-"""Line preparation shared by headings, captions and contents pages.
+"""Line preparation shared by headings, captions, contents pages and links.
 
-Everything here is vectorised over the whole ``line_df`` once:
+Structure runs on every document at ingest, so the line table is turned once into numpy arrays
+plus a Python list of texts (:class:`Lines`); every later step filters with array masks or
+cheap string tests first and runs a regular expression only on the few lines left.
 
 * :func:`logical_lines` joins fragments that PyMuPDF splits on one baseline ("3.5" + "Positional
-  Encoding", "Table 1:" + caption) into one row that keeps the first fragment's ``line_num``;
+  Encoding", "Table 1:" + caption) into one line that keeps the first fragment's ``line_num``;
 * :func:`body_style` is the document's dominant font size / font (by characters);
-* :func:`furniture_mask` marks running headers and footers (same text, digits ignored, on many
-  pages);
-* :func:`leader_mask` marks contents-page entries (dotted leaders, a trailing page label).
+* :func:`furniture_mask` marks running headers and footers (same text, digits ignored, in the
+  top or bottom band of many pages, and bare page numbers there);
+* :func:`leader_mask` marks contents-page entries (dotted leaders, a trailing page label);
+* :func:`contents_pages` finds the printed contents / list-of-figures pages.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
 
-_BARE_LABEL = r"(?:§?\s*(?:\d{1,2}(?:\.\d{1,3}){0,5}|[A-Z](?:\.\d{1,3}){1,4})\.?|(?:table|figure|fig\.|exhibit|appendix|annex|schedule)\s+[\w.\-]{1,6}[.:]?)"
+_BARE_LABEL = re.compile(
+    r"(?:§?\s*(?:\d{1,2}(?:\.\d{1,3}){0,5}|[A-Z](?:\.\d{1,3}){1,4})\.?"
+    r"|(?:table|figure|fig\.|exhibit|appendix|annex|schedule)\s+[\w.\-]{1,6}[.:]?)",
+    re.IGNORECASE,
+)
 _LEADER = r"(?:\.\s?){4,}|…{2,}|(?:_\s?){6,}"
 LEADER_LINE = re.compile(rf"(?:{_LEADER})\s*(?:[ivxlcdmIVXLCDM]{{1,6}}|[A-Z]{{0,2}}-?\d{{1,4}})?\s*$")
+_LEADER_HINTS = ("....", ". . . .", "……", "______", "_ _ _ _")
+_PAGE_NUMBER = re.compile(r"(?:page\s+)?(?:[ivxlcdm]{1,6}|[A-Z]?-?\d{1,4})(?:\s+of\s+\d+)?", re.IGNORECASE)
+_CONTENTS_TITLE = re.compile(
+    r"(?:table of )?contents|list of (?:tables|figures|exhibits|appendices|illustrations)", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -29,140 +42,95 @@ class BodyStyle:
     font: str
 
 
-def body_style(lines: pd.DataFrame) -> BodyStyle:
-    """Dominant font size (rounded to 0.5 pt) and font, weighted by characters."""
-    if lines.empty:
-        return BodyStyle(10.0, "")
-    n = lines["text"].str.len()
-    size = (lines["font_size"].astype(float) * 2).round() / 2
-    by_size = n.groupby(size).sum()
-    by_font = n.groupby(lines["font"].fillna("")).sum()
-    return BodyStyle(float(by_size.idxmax()), str(by_font.idxmax()))
+class Lines:
+    """A line table as arrays, sorted by (page_num, line_num). ``line_end`` is the last
+    fragment's line_num for joined logical lines (= line_num otherwise)."""
 
+    __slots__ = ("text", "font", "page", "line_num", "line_end", "block", "block_line", "box", "size", "bold", "_starts")
 
-def logical_lines(lines: pd.DataFrame) -> pd.DataFrame:
-    """Rows of ``lines`` with same-baseline fragments joined.
+    def __init__(self, text, font, page, line_num, line_end, block, block_line, box, size, bold):
+        self.text: list[str] = text
+        self.font: list[str] = font
+        self.page = page
+        self.line_num = line_num
+        self.line_end = line_end
+        self.block = block
+        self.block_line = block_line
+        self.box = box  # (n, 4): x0, y0, x1, y1
+        self.size = size
+        self.bold = bold
+        self._starts: np.ndarray | None = None
 
-    A fragment joins the previous row when both sit on one baseline of one page, it starts to
-    the right of the previous one, and either they share a PyMuPDF block or the previous one is
-    a bare label ("3.5", "Table 1:", "Appendix A") close to its left. The joined row keeps the
-    first fragment's ``line_num``/``y0`` and gets ``line_end`` (last fragment's line_num) and
-    ``n_frag``. Rows come back in (page_num, line_num) order with a fresh RangeIndex.
-    """
-    if lines.empty:
-        out = lines.copy()
-        out["line_end"] = pd.Series(dtype="int64")
-        out["n_frag"] = pd.Series(dtype="int64")
-        return out
-    df = lines.sort_values(["page_num", "line_num"], kind="stable").reset_index(drop=True)
-    page = df["page_num"].to_numpy()
-    y0 = df["y0"].to_numpy(float)
-    y1 = df["y1"].to_numpy(float)
-    x0 = df["x0"].to_numpy(float)
-    x1 = df["x1"].to_numpy(float)
-    block = df["block_num"].fillna(-1).to_numpy()
-    text = df["text"].fillna("")
-    bare = text.str.fullmatch(_BARE_LABEL, case=False).to_numpy()
-    same = np.zeros(len(df), dtype=bool)
-    height = np.maximum(y1 - y0, 1.0)
-    same[1:] = (
-        (page[1:] == page[:-1])
-        & (np.abs(y0[1:] - y0[:-1]) < 0.45 * height[:-1])
-        & (np.abs(y1[1:] - y1[:-1]) < 0.6 * height[:-1])
-        & (x0[1:] >= x1[:-1] - 2.0)
-        & (((block[1:] == block[:-1]) & (x0[1:] - x1[:-1] < 80)) | (bare[:-1] & (x0[1:] - x1[:-1] < 60)))
-    )
-    df["line_end"] = df["line_num"]
-    df["n_frag"] = 1
-    if not same.any():
-        return df
-    # join each run of fragments into its first row (few rows: plain Python is cheapest)
-    texts = text.tolist()
-    line_num = df["line_num"].to_numpy()
-    bold = df["bold"].to_numpy(bool).copy()
-    size = df["font_size"].to_numpy(float).copy()
-    new_text = list(texts)
-    line_end = line_num.copy()
-    n_frag = np.ones(len(df), dtype=np.int64)
-    keep = ~same
-    x1 = x1.copy()
-    y1 = y1.copy()
-    head = -1
-    for i in np.flatnonzero(same | np.r_[same[1:], False]):
-        if not same[i]:
-            head = i
-            continue
-        new_text[head] = new_text[head] + " " + texts[i]
-        x1[head] = max(x1[head], x1[i])
-        y1[head] = max(y1[head], y1[i])
-        line_end[head] = line_num[i]
-        n_frag[head] += 1
-        bold[head] = bold[head] or bold[i]
-        size[head] = max(size[head], size[i])
-    df["text"] = new_text
-    df["x1"] = x1
-    df["y1"] = y1
-    df["line_end"] = line_end
-    df["n_frag"] = n_frag
-    df["bold"] = bold
-    df["font_size"] = size
-    return df[keep].reset_index(drop=True)
+    @classmethod
+    def from_frame(cls, df: Any) -> "Lines":
+        """From a line_df DataFrame (LINE_DF columns; missing style columns get defaults)."""
+        n = 0 if df is None else len(df)
+        if n == 0:
+            return cls.empty()
+        cols = df.columns
 
+        def num(name: str, dtype: Any, default: float) -> np.ndarray:
+            if name not in cols:
+                return np.full(n, default, dtype=dtype)
+            a = np.asarray(df[name].to_numpy(dtype=float, na_value=default), dtype=float)
+            return a.astype(dtype)
 
-def furniture_mask(lines: pd.DataFrame, n_pages: int) -> pd.Series:
-    """True for running headers/footers: same text (digits ignored) on >= 30% of pages (>= 3)."""
-    if lines.empty or n_pages < 3:
-        return pd.Series(False, index=lines.index)
-    key = lines["text"].str.replace(r"\d+", "#", regex=True).str.lower()
-    pages_per_key = lines.assign(_k=key).groupby("_k")["page_num"].nunique()
-    frequent = set(pages_per_key[pages_per_key >= max(3, 0.3 * n_pages)].index)
-    # a heading that merely recurs ("Introduction") is rare; page numbers like "v", "12" also count
-    mask = key.isin(frequent)
-    mask |= lines["text"].str.fullmatch(r"(?:page\s+)?[ivxlcdm]{1,6}|(?:page\s+)?\d{1,4}(?:\s+of\s+\d+)?", case=False)
-    return mask
+        text = ["" if t is None or t != t else str(t) for t in df["text"].tolist()]
+        keep = np.fromiter((bool(t.strip()) for t in text), dtype=bool, count=n)
+        page = num("page_num", np.int64, 0)
+        line_num = num("line_num", np.int64, 0)
+        order = np.lexsort((line_num, page))
+        order = order[keep[order]]
+        font_col = df["font"].tolist() if "font" in cols else [""] * n
+        bold = (
+            np.asarray(df["bold"].to_numpy(dtype=float, na_value=0.0), dtype=float) > 0
+            if "bold" in cols
+            else np.zeros(n, dtype=bool)
+        )
+        box = np.column_stack([num(c, float, 0.0) for c in ("x0", "y0", "x1", "y1")])
+        return cls(
+            [text[i] for i in order],
+            [f if isinstance(f, str) else "" for f in (font_col[i] for i in order)],
+            page[order],
+            line_num[order],
+            line_num[order].copy(),
+            num("block_num", np.int64, -1)[order],
+            num("block_line", np.int64, 0)[order],
+            box[order],
+            num("font_size", float, 0.0)[order],
+            bold[order],
+        )
 
+    @classmethod
+    def empty(cls) -> "Lines":
+        z = np.zeros(0, dtype=np.int64)
+        return cls([], [], z, z, z, z, z, np.zeros((0, 4)), np.zeros(0), np.zeros(0, dtype=bool))
 
-def leader_mask(lines: pd.DataFrame) -> pd.Series:
-    """True for lines with dotted leaders (contents / list-of-tables entries)."""
-    return lines["text"].str.contains(LEADER_LINE, regex=True)
+    def __len__(self) -> int:
+        return len(self.text)
 
+    def take(self, idx: np.ndarray) -> "Lines":
+        idx = np.asarray(idx, dtype=np.int64)
+        return Lines(
+            [self.text[i] for i in idx],
+            [self.font[i] for i in idx],
+            self.page[idx],
+            self.line_num[idx],
+            self.line_end[idx],
+            self.block[idx],
+            self.block_line[idx],
+            self.box[idx],
+            self.size[idx],
+            self.bold[idx],
+        )
 
-def contents_pages(lines: pd.DataFrame, leaders: pd.Series) -> set[int]:
-    """Pages that are contents / list-of-figures pages: >= 3 leader lines, or a "Contents" title
-    with many lines ending in a page number."""
-    if lines.empty:
-        return set()
-    counts = leaders.groupby(lines["page_num"]).sum()
-    pages = set(counts[counts >= 3].index.astype(int))
-    titled = lines["text"].str.fullmatch(
-        r"(?:table of )?contents|list of (?:tables|figures|exhibits|appendices|illustrations)", case=False
-    )
-    ends_num = lines["text"].str.contains(r"\s(?:\d{1,4}|[ivxlc]{1,6})$", regex=True)
-    share = ends_num.groupby(lines["page_num"]).mean()
-    for p in lines.loc[titled, "page_num"].unique():
-        if share.get(p, 0) >= 0.3:
-            pages.add(int(p))
-    return pages
-
-
-class LineArrays:
-    """Columns of a line table sorted by (page_num, line_num), as numpy arrays, with per-page
-    slices: cheap bbox lookups without pandas indexing in loops."""
-
-    def __init__(self, lines: pd.DataFrame):
-        df = lines.sort_values(["page_num", "line_num"], kind="stable") if len(lines) else lines
-        self.page = df["page_num"].to_numpy(np.int64) if len(df) else np.zeros(0, np.int64)
-        self.line_num = df["line_num"].to_numpy(np.int64) if len(df) else np.zeros(0, np.int64)
-        self.block = df["block_num"].to_numpy(np.int64) if len(df) else np.zeros(0, np.int64)
-        self.box = df[["x0", "y0", "x1", "y1"]].to_numpy(float) if len(df) else np.zeros((0, 4))
-        self.text: list[str] = df["text"].tolist() if len(df) else []
-
+    # -- per-page access -------------------------------------------------------------------
     def page_slice(self, page: int) -> slice:
         lo = int(np.searchsorted(self.page, page, "left"))
         hi = int(np.searchsorted(self.page, page, "right"))
         return slice(lo, hi)
 
-    def line_at(self, page: int, rect: tuple[float, float, float, float]) -> int | None:
+    def line_at(self, page: int, rect: Sequence[float]) -> int | None:
         """line_num of the page's line with the largest overlap with ``rect``."""
         sl = self.page_slice(page)
         b = self.box[sl]
@@ -177,9 +145,9 @@ class LineArrays:
             return None
         return int(self.line_num[sl][k])
 
-    def row_neighbours(self, page: int, box: tuple[float, float, float, float]) -> int:
+    def row_neighbours(self, page: int, box: Sequence[float]) -> int:
         """How many other lines of the page sit on the same row as ``box`` (vertical overlap of
-        more than half the height, no horizontal overlap) within 250 pt: table cells do."""
+        more than half its height, no horizontal overlap) within 250 pt: table cells do."""
         sl = self.page_slice(page)
         b = self.box[sl]
         x0, y0, x1, y1 = box
@@ -200,4 +168,146 @@ class LineArrays:
         if not sel.any():
             return None
         b = self.box[sl][sel]
-        return int(self.line_num[sl][sel].max()), [float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())]
+        return int(self.line_num[sl][sel].max()), [
+            float(b[:, 0].min()),
+            float(b[:, 1].min()),
+            float(b[:, 2].max()),
+            float(b[:, 3].max()),
+        ]
+
+    def index_of(self) -> dict[tuple[int, int], int]:
+        """(page_num, line_num) -> row index."""
+        return {(int(p), int(ln)): i for i, (p, ln) in enumerate(zip(self.page.tolist(), self.line_num.tolist()))}
+
+
+def body_style(lines: Lines) -> BodyStyle:
+    """Dominant font size (rounded to 0.5 pt) and font, weighted by characters."""
+    if not len(lines):
+        return BodyStyle(10.0, "")
+    n = np.fromiter((len(t) for t in lines.text), dtype=np.int64, count=len(lines))
+    size = np.round(lines.size * 2) / 2
+    sizes, inv = np.unique(size, return_inverse=True)
+    best_size = float(sizes[int(np.bincount(inv, weights=n).argmax())])
+    fonts: Counter[str] = Counter()
+    for f, k in zip(lines.font, n.tolist()):
+        fonts[f] += k
+    return BodyStyle(best_size, fonts.most_common(1)[0][0])
+
+
+def logical_lines(lines: Lines) -> Lines:
+    """``lines`` with same-baseline fragments joined.
+
+    A fragment joins the previous line when both sit on one baseline of one page, it starts to
+    the right of the previous one, and either they share a PyMuPDF block or the previous one is
+    a bare label ("3.5", "Table 1:", "Appendix A") close to its left. The joined line keeps the
+    first fragment's ``line_num``/``y0``, is bold/large if any fragment is, and gets
+    ``line_end`` = the last fragment's line_num.
+    """
+    n = len(lines)
+    if n < 2:
+        return lines
+    page, block = lines.page, lines.block
+    x0, y0, x1, y1 = lines.box[:, 0], lines.box[:, 1], lines.box[:, 2], lines.box[:, 3]
+    height = np.maximum(y1 - y0, 1.0)
+    geom = (
+        (page[1:] == page[:-1])
+        & (np.abs(y0[1:] - y0[:-1]) < 0.45 * height[:-1])
+        & (np.abs(y1[1:] - y1[:-1]) < 0.6 * height[:-1])
+        & (x0[1:] >= x1[:-1] - 2.0)
+    )
+    gap = x0[1:] - x1[:-1]
+    same = np.zeros(n, dtype=bool)
+    same[1:] = geom & (block[1:] == block[:-1]) & (gap < 80)
+    # a bare label ("3.5", "Table 1:") joins the next fragment even across PyMuPDF blocks
+    maybe = np.flatnonzero(geom & ~same[1:] & (gap < 60))
+    for i in maybe:
+        t = lines.text[i]
+        if len(t) <= 16 and _BARE_LABEL.fullmatch(t):
+            same[i + 1] = True
+    if not same.any():
+        return lines
+    text = list(lines.text)
+    box = lines.box.copy()
+    line_end = lines.line_end.copy()
+    bold = lines.bold.copy()
+    size = lines.size.copy()
+    head = 0
+    for i in np.flatnonzero(same | np.r_[same[1:], False]).tolist():
+        if not same[i]:
+            head = i
+            continue
+        text[head] = text[head] + " " + text[i]
+        box[head, 2] = max(box[head, 2], box[i, 2])
+        box[head, 3] = max(box[head, 3], box[i, 3])
+        line_end[head] = lines.line_num[i]
+        bold[head] = bold[head] or bold[i]
+        size[head] = max(size[head], size[i])
+    keep = np.flatnonzero(~same)
+    out = Lines(text, lines.font, lines.page, lines.line_num, line_end, lines.block, lines.block_line, box, size, bold)
+    return out.take(keep)
+
+
+def leader_mask(lines: Lines) -> np.ndarray:
+    """True for lines with dotted leaders (contents / list-of-tables entries)."""
+    out = np.zeros(len(lines), dtype=bool)
+    for i, t in enumerate(lines.text):
+        if any(h in t for h in _LEADER_HINTS) and LEADER_LINE.search(t):
+            out[i] = True
+    return out
+
+
+def furniture_mask(lines: Lines, n_pages: int) -> np.ndarray:
+    """True for running headers/footers: lines in the top or bottom band of their page whose
+    text (digits ignored) recurs on >= 30% of the pages (>= 3), and bare page numbers there."""
+    n = len(lines)
+    out = np.zeros(n, dtype=bool)
+    if n == 0:
+        return out
+    height = float(lines.box[:, 3].max()) + 36.0  # the text area's bottom plus a margin
+    band = ((lines.box[:, 1] < 0.1 * height) | (lines.box[:, 3] > 0.9 * height)).nonzero()[0]
+    keys: dict[str, set[int]] = {}
+    key_of: dict[int, str] = {}
+    for i in band.tolist():
+        t = lines.text[i]
+        if _PAGE_NUMBER.fullmatch(t.strip()):
+            out[i] = True
+            continue
+        k = re.sub(r"\d+", "#", t.lower())
+        key_of[i] = k
+        keys.setdefault(k, set()).add(int(lines.page[i]))
+    if n_pages >= 3:
+        need = max(3, 0.3 * n_pages)
+        for i, k in key_of.items():
+            if len(keys[k]) >= need:
+                out[i] = True
+    return out
+
+
+def contents_pages(lines: Lines, leaders: np.ndarray) -> set[int]:
+    """Pages that are contents / list-of-figures pages: >= 3 leader lines, or a "Contents" title
+    with many lines ending in a page number."""
+    if not len(lines):
+        return set()
+    pages: set[int] = set()
+    if leaders.any():
+        counts = Counter(lines.page[leaders].tolist())
+        pages = {int(p) for p, c in counts.items() if c >= 3}
+    for i, t in enumerate(lines.text):
+        if len(t) <= 40 and _CONTENTS_TITLE.fullmatch(t.strip()):
+            p = int(lines.page[i])
+            sl = lines.page_slice(p)
+            texts = lines.text[sl.start : sl.stop]
+            ends = sum(1 for s in texts if re.search(r"\s(?:\d{1,4}|[ivxlc]{1,6})$", s))
+            if texts and ends >= 0.3 * len(texts):
+                pages.add(p)
+    return pages
+
+
+def first_content_y(lines: Lines, furniture: np.ndarray) -> dict[int, float]:
+    """Per page, the top of the first line that is not a running header/footer."""
+    keep = ~furniture
+    out: dict[int, float] = {}
+    for p, y in zip(lines.page[keep].tolist(), lines.box[keep, 1].tolist()):
+        if p not in out or y < out[p]:
+            out[p] = y
+    return out

@@ -17,7 +17,7 @@ import numpy as np
 
 from docintel.parsing.fitz import pymupdf
 from docintel.parsing.structure.annots import LinkReader
-from docintel.parsing.structure.lines import LineArrays
+from docintel.parsing.structure.lines import Lines
 from docintel.parsing.structure.numbering import parse_link_anchor
 
 _DEST = re.compile(
@@ -77,17 +77,35 @@ def anchor_words(words: Sequence[tuple], rect: Any, boxes: np.ndarray | None = N
 # place a word inside its line to within a character or two
 _WIDTH = {**{c: 260 for c in "il.,:;'|!jI"}, **{c: 320 for c in "ftr()[]-/ "}, **{c: 850 for c in "mwMW"},
           **{c: 680 for c in "ABCDEFGHJKLNOPQRSTUVXYZ"}, **{c: 556 for c in "0123456789"}}
+_WIDTHS = np.full(256, 520.0)
+for _c, _w in _WIDTH.items():
+    _WIDTHS[ord(_c)] = _w
 _LABEL_WORD = re.compile(r"^\(?(?:table|tables|tab\.|figure|figures|fig\.|figs\.|appendix|appendices|annex|schedule|exhibit|section|sections|sec\.|§|chapter|eq\.|equation)$", re.IGNORECASE)
 _WORD = re.compile(r"\S+")
 
 
 def word_spans(text: str, x0: float, x1: float) -> list[tuple[str, float, float]]:
     """(word, estimated x0, estimated x1) for the words of a line spanning [x0, x1]."""
-    cum = [0]
-    for ch in text:
-        cum.append(cum[-1] + _WIDTH.get(ch, 520))
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    cum = np.concatenate(([0.0], np.cumsum(_WIDTHS[np.minimum(codes, 255)])))
     scale = (x1 - x0) / cum[-1] if cum[-1] else 0.0
-    return [(m.group(), x0 + cum[m.start()] * scale, x0 + cum[m.end()] * scale) for m in _WORD.finditer(text)]
+    pos = (x0 + cum * scale).tolist()
+    return [(m.group(), pos[m.start()], pos[m.end()]) for m in _WORD.finditer(text)]
+
+
+class PageText:
+    """The baseline lines of one page, with word estimates cached per line."""
+
+    def __init__(self, texts: Sequence[str], boxes: np.ndarray, line_nums: np.ndarray):
+        self.texts, self.boxes, self.line_nums = texts, boxes, line_nums
+        self._spans: dict[int, list[tuple[str, float, float]]] = {}
+
+    def spans(self, k: int) -> list[tuple[str, float, float]]:
+        s = self._spans.get(k)
+        if s is None:
+            x0, _, x1, _ = self.boxes[k]
+            s = self._spans[k] = word_spans(self.texts[k], float(x0), float(x1))
+        return s
 
 
 def anchor_from_lines(texts: Sequence[str], boxes: np.ndarray, rect: Any, parse: bool = False):
@@ -99,24 +117,50 @@ def anchor_from_lines(texts: Sequence[str], boxes: np.ndarray, rect: Any, parse:
     (text, parse_link_anchor(text)); a one-word pick that says nothing is then nudged one word
     left or right when that neighbour reads as a reference (estimates drift on long lines).
     """
-    rx0, ry0, rx1, ry1 = rect
-    picks: list[tuple[list[tuple[str, float, float]], int, int]] = []
-    if len(boxes):
-        iy = np.minimum(boxes[:, 3], ry1) - np.maximum(boxes[:, 1], ry0)
-        ix = np.minimum(boxes[:, 2], rx1) - np.maximum(boxes[:, 0], rx0)
-        for k in np.flatnonzero((iy >= 0.4 * (boxes[:, 3] - boxes[:, 1])) & (ix > 0)):
-            x0, _, x1, _ = boxes[k]
-            spans = word_spans(texts[k], x0, x1)
+    page = PageText(texts, boxes, np.arange(len(texts)))
+    text, parsed, _ = anchor_on_page(page, rect)
+    return (text, parsed) if parse else text
+
+
+def anchor_on_page(page: PageText, rect: Any) -> tuple[str, tuple[str, str | None, str | None], int | None]:
+    """(anchor text, parsed reference, line_num of the most-overlapped line) for ``rect``."""
+    return anchors_on_page(page, [rect])[0]
+
+
+def anchors_on_page(page: PageText, rects: Sequence[Any]) -> list[tuple[str, tuple[str, str | None, str | None], int | None]]:
+    """:func:`anchor_on_page` for all link rects of a page at once (one overlap matrix)."""
+    boxes = page.boxes
+    if not len(rects):
+        return []
+    if not len(boxes):
+        return [("", parse_link_anchor(""), None) for _ in rects]
+    r = np.asarray(rects, dtype=float).reshape(-1, 4)
+    iy = np.minimum(boxes[None, :, 3], r[:, None, 3]) - np.maximum(boxes[None, :, 1], r[:, None, 1])
+    ix = np.minimum(boxes[None, :, 2], r[:, None, 2]) - np.maximum(boxes[None, :, 0], r[:, None, 0])
+    area = np.clip(ix, 0, None) * np.clip(iy, 0, None)
+    best = area.argmax(axis=1).tolist()
+    has = (area.max(axis=1) > 0).tolist()
+    hit = (iy >= 0.4 * (boxes[None, :, 3] - boxes[None, :, 1])) & (ix > 0)
+    out = []
+    line_nums = page.line_nums
+    for j, (rx0, _, rx1, _) in enumerate(r.tolist()):
+        origin = int(line_nums[best[j]]) if has[j] else None
+        picks: list[tuple[list[tuple[str, float, float]], int, int]] = []
+        for k in np.flatnonzero(hit[j]).tolist():
+            spans = page.spans(k)
             picked = [i for i, (_, a, b) in enumerate(spans) if min(b, rx1) - max(a, rx0) >= 0.5 * (b - a)]
             if not picked:  # a tiny rect (a page number, a superscript): the most-overlapped word
                 ov = [min(b, rx1) - max(a, rx0) for _, a, b in spans]
                 if ov and max(ov) > 0:
-                    picked = [int(np.argmax(ov))]
+                    picked = [ov.index(max(ov))]
             if picked:
                 picks.append((spans, picked[0], picked[-1]))
+        out.append(_read_picks(picks, rx0) + (origin,))
+    return out
+
+
+def _read_picks(picks: list[tuple[list[tuple[str, float, float]], int, int]], rx0: float):
     text = " ".join(_widen(spans, lo, hi, rx0) for spans, lo, hi in picks)
-    if not parse:
-        return text
     parsed = parse_link_anchor(text)
     if parsed[0] == "other" and len(picks) == 1 and picks[0][1] == picks[0][2] and not _FOOTNOTE_MARK.match(text):
         spans, lo, _ = picks[0]
@@ -143,7 +187,7 @@ def _widen(spans: list[tuple[str, float, float]], lo: int, hi: int, rx0: float) 
     return " ".join(w for w, _, _ in spans[lo : hi + 1])
 
 
-def native_link_rows(doc: Any, arrays: LineArrays, citation_pages: set[int] | frozenset = frozenset()) -> list[dict[str, Any]]:
+def native_link_rows(doc: Any, arrays: Lines, citation_pages: set[int] | frozenset = frozenset()) -> list[dict[str, Any]]:
     """One row per internal link (GoTo / named destination with a target page in ``doc``).
 
     ``citation_pages``: 1-based pages of the reference list; an otherwise unreadable link that
@@ -157,9 +201,8 @@ def native_link_rows(doc: Any, arrays: LineArrays, citation_pages: set[int] | fr
         if not links:
             continue
         sl = arrays.page_slice(pno + 1)
-        texts, boxes = arrays.text[sl.start : sl.stop], arrays.box[sl]
-        for lk in links:
-            text, (ref_type, ref_target, _sub) = anchor_from_lines(texts, boxes, lk.rect, parse=True)
+        page = PageText(arrays.text[sl.start : sl.stop], arrays.box[sl], arrays.line_num[sl])
+        for lk, (text, (ref_type, ref_target, _sub), origin) in zip(links, anchors_on_page(page, [lk.rect for lk in links])):
             hint = dest_hint(lk.name)
             if hint is not None and (ref_type == "other" or (hint[0] == "citation" and ref_type == "section")):
                 ref_type, ref_target = hint[0], ref_target if hint[1] is None else hint[1]
@@ -168,7 +211,7 @@ def native_link_rows(doc: Any, arrays: LineArrays, citation_pages: set[int] | fr
             rows.append(
                 {
                     "origin_page": pno + 1,
-                    "origin_line": arrays.line_at(pno + 1, lk.rect),
+                    "origin_line": origin,
                     "anchor_text": text,
                     "ref_type": ref_type,
                     "ref_target": ref_target,

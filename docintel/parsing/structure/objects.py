@@ -15,73 +15,59 @@ import re
 from typing import Any, Iterable
 
 import numpy as np
-import pandas as pd
 
-from docintel.parsing.structure.lines import BodyStyle, LineArrays
+from docintel.parsing.structure.lines import BodyStyle, Lines
 from docintel.parsing.structure.numbering import parse_object_label
 
-CAPTION_START = re.compile(
-    r"^(?:table|tab\.|figure|fig\.?|exhibit|equation|schedule|annex)\s*[A-Z0-9IVX]", re.IGNORECASE
+CAPTION_PREFIXES = (
+    "Table", "TABLE", "Tab.", "TAB.", "Figure", "FIGURE", "Fig", "FIG", "Exhibit", "EXHIBIT",
+    "Equation", "EQUATION", "Schedule", "SCHEDULE", "Annex", "ANNEX",
 )
 _CONTINUED = re.compile(r"\(?\b(?:continued|cont['’]?d\.?|cont\.)\)?", re.IGNORECASE)
 _CAPTION_TYPES = {"table", "figure", "exhibit", "equation", "schedule", "annex"}
 
 
-def caption_rows(
-    logical: pd.DataFrame,
-    arrays: LineArrays,
-    style: BodyStyle,
-    skip: pd.Series,
-) -> list[dict[str, Any]]:
+def caption_rows(logical: Lines, raw: Lines, style: BodyStyle, skip: np.ndarray) -> list[dict[str, Any]]:
     """Object rows from caption lines.
 
-    ``logical``: logical lines (joined fragments); ``arrays``: the raw lines (for multi-line
-    caption extents); ``skip``: boolean mask over ``logical`` (furniture, contents pages).
+    ``logical``: logical lines (joined fragments); ``raw``: the line table itself (for the
+    extent of a wrapped caption); ``skip``: mask over ``logical`` (running headers, contents
+    pages). Of several captions with one id the best-formed wins, then the first.
     """
-    if logical.empty:
-        return []
-    text = logical["text"]
-    cand = text.str.match(CAPTION_START) & ~skip
-    if not cand.any():
-        return []
-    prev_text = text.shift(1).fillna("")
-    prev_same_block = (logical["page_num"].shift(1) == logical["page_num"]) & (
-        logical["block_num"].shift(1) == logical["block_num"]
-    )
-    prev_same = prev_same_block.to_numpy()
-    prev_texts = prev_text.tolist()
     best: dict[tuple[str, str], tuple[tuple, dict[str, Any]]] = {}
-    sub = logical[cand]
-    positions = np.flatnonzero(cand.to_numpy())
-    for i, row in zip(positions, sub.itertuples(index=False)):
-        label = parse_object_label(row.text)
+    text = logical.text
+    for i, t in enumerate(text):
+        if not t.startswith(CAPTION_PREFIXES) or skip[i]:
+            continue
+        label = parse_object_label(t)
         if label is None:
             continue
         kind, ident, end = label
         if kind not in _CAPTION_TYPES:
             continue
-        rest = row.text[end:]
-        quality = _caption_quality(rest, row, style)
+        quality = _caption_quality(t[end:], logical, i, style)
         if quality <= 0:
             continue
-        if prev_same[i] and _continues_sentence(prev_texts[i]):
-            continue
-        if quality == 1 and arrays.row_neighbours(int(row.page_num), (row.x0, row.y0, row.x1, row.y1)) > 0:
+        page = int(logical.page[i])
+        if i > 0 and logical.page[i - 1] == page and logical.block[i - 1] == logical.block[i] and _continues_sentence(text[i - 1]):
+            continue  # "... as shown in" / "Table 3 ..." : a mention wrapped onto a new line
+        box = logical.box[i]
+        if quality == 1 and raw.row_neighbours(page, box) > 0:
             continue  # a bare "Table 8-1" sharing its row with other cells: a table cell
         key = (kind, ident)
-        rank = (quality, -int(row.page_num), -int(row.line_num))
+        rank = (quality, -page, -int(logical.line_num[i]))
         if key in best and best[key][0] >= rank:
             continue
-        line_start, line_end, bbox = _caption_extent(row, arrays)
-        continued = bool(_CONTINUED.search(row.text[: end + 20]))
+        line_start, line_end, bbox = _caption_extent(logical, i, raw)
+        continued = bool(_CONTINUED.search(t[: end + 20]))
         best[key] = (
             rank,
             {
                 "object_type": kind,
                 "object_id": ident,
                 "object_key": f"{kind}:{ident}",
-                "caption": _CONTINUED.sub("", row.text).strip() if continued else row.text,
-                "page_num": int(row.page_num),
+                "caption": _CONTINUED.sub("", t).strip() if continued else t,
+                "page_num": page,
                 "bbox": bbox,
                 "line_start": line_start,
                 "line_end": line_end,
@@ -93,25 +79,27 @@ def caption_rows(
     return rows
 
 
-def _caption_quality(rest: str, row: Any, style: BodyStyle) -> int:
-    """3: label + punctuation or a set-apart title; 2: a label with a plain capitalised title;
-    1: a bare label; 0: not a caption (prose, "continued" repeats rank below any first caption)."""
+def _caption_quality(rest: str, lines: Lines, i: int, style: BodyStyle) -> int:
+    """3: label + punctuation or a set-apart title; 2: a label with a plain capitalised title
+    opening its block; 1: a bare label or a "continued" repeat; 0: prose ("Table 2 shows")."""
     stripped = rest.lstrip()
     if not stripped:
         return 1
     if rest[:1] not in (" ", "\t", ":", ".", "\u2014", "\u2013", "-", "|"):
         return 0
+    if _CONTINUED.match(stripped.lstrip("(:.\u2014\u2013-| ")):
+        return 1
     first = stripped[0]
-    if stripped.startswith("(") or _CONTINUED.match(stripped.lstrip(":.\u2014\u2013-| ")):
-        return 1 if _CONTINUED.match(stripped.lstrip("(:.\u2014\u2013-| ")) or _CONTINUED.match(stripped) else 0
+    if first == "(":
+        return 0
     if first in ":.\u2014\u2013-|":
         return 3
     if not (first.isupper() or first.isdigit()):
         return 0
-    distinct = bool(row.bold) or abs(float(row.font_size) - style.size) >= 0.9 or (row.font or "") != style.font
+    distinct = bool(lines.bold[i]) or abs(float(lines.size[i]) - style.size) >= 0.9 or lines.font[i] != style.font
     if distinct:
         return 3
-    return 2 if int(row.block_line) == 0 else 0
+    return 2 if int(lines.block_line[i]) == 0 else 0
 
 
 def _continues_sentence(prev: str) -> bool:
@@ -122,41 +110,35 @@ def _continues_sentence(prev: str) -> bool:
     return last.islower() or last in ",;(" or prev.lower().endswith((" see", " in", " of", " and", " to"))
 
 
-def _caption_extent(row: Any, arrays: LineArrays) -> tuple[int, int, list[float]]:
+def _caption_extent(lines: Lines, i: int, raw: Lines) -> tuple[int, int, list[float]]:
     """Caption lines: the caption line plus the following lines of its block (a wrapped caption)."""
-    start, end = int(row.line_num), int(row.line_end)
-    x0, y0, x1, y1 = float(row.x0), float(row.y0), float(row.x1), float(row.y1)
-    more = arrays.block_after(int(row.page_num), int(row.block_num), end)
+    start, end = int(lines.line_num[i]), int(lines.line_end[i])
+    x0, y0, x1, y1 = (float(v) for v in lines.box[i])
+    more = raw.block_after(int(lines.page[i]), int(lines.block[i]), end)
     if more is not None:
         end, (bx0, by0, bx1, by1) = more[0], more[1]
         x0, y0, x1, y1 = min(x0, bx0), min(y0, by0), max(x1, bx1), max(y1, by1)
     return start, end, [x0, y0, x1, y1]
 
 
-def appendix_rows(toc_rows: Iterable[dict[str, Any]], logical: pd.DataFrame) -> list[dict[str, Any]]:
+_APPENDIX_KINDS = {"appendix": "appendix", "annex": "annex", "schedule": "schedule", "exhibit": "exhibit",
+                   "attachment": "appendix", "supplement": "appendix"}
+
+
+def appendix_rows(toc_rows: Iterable[dict[str, Any]], logical: Lines) -> list[dict[str, Any]]:
     """Appendix / annex / schedule / exhibit objects from TOC entries of those kinds."""
     out = []
-    idx = None
-    if not logical.empty:
-        idx = logical.set_index(["page_num", "line_num"], drop=False)
+    index = logical.index_of()
     for r in toc_rows:
-        kind = r.get("kind")
-        if kind not in ("appendix", "annex", "schedule", "exhibit", "attachment", "supplement"):
+        otype = _APPENDIX_KINDS.get(r.get("kind") or "")
+        if otype is None or r["toc_id"].startswith("#") or r["page_start"] is None:
             continue
-        if r["toc_id"].startswith("#") or r["page_start"] is None:
-            continue
-        otype = "appendix" if kind in ("attachment", "supplement") else kind
         bbox, line_end, caption = None, r.get("line_num"), r["title"]
-        if idx is not None and r.get("line_num") is not None:
-            try:
-                hit = idx.loc[(r["page_start"], r["line_num"])]
-                if isinstance(hit, pd.DataFrame):
-                    hit = hit.iloc[0]
-                bbox = [float(hit.x0), float(hit.y0), float(hit.x1), float(hit.y1)]
-                line_end = int(hit.line_end)
-                caption = hit.text
-            except KeyError:
-                pass
+        k = index.get((r["page_start"], r["line_num"])) if r.get("line_num") is not None else None
+        if k is not None:
+            bbox = [float(v) for v in logical.box[k]]
+            line_end = int(logical.line_end[k])
+            caption = logical.text[k]
         out.append(
             {
                 "object_type": otype,
@@ -167,7 +149,7 @@ def appendix_rows(toc_rows: Iterable[dict[str, Any]], logical: pd.DataFrame) -> 
                 "bbox": bbox,
                 "line_start": r.get("line_num"),
                 "line_end": line_end,
-                "source": "heading" if r.get("line_num") is not None else r.get("source", "outline"),
+                "source": "heading" if k is not None else r.get("source", "outline"),
             }
         )
     return out

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-import pandas as pd
+import numpy as np
 
+from docintel.parsing.structure.lines import Lines
 from docintel.parsing.structure.numbering import (
     is_unnumbered_title,
     number_depth,
@@ -101,19 +102,24 @@ def match_heading_line(title: str, page_lines: Sequence[tuple[str, int, float]],
     return {"line_num": int(best[1]), "y0": float(best[2]), "id": ident, "kind": kind, "text": best[0]}
 
 
-def outline_entries(raw: Sequence[dict[str, Any]], logical: pd.DataFrame) -> list[dict[str, Any]]:
-    """TOC entries (before finalize_toc) from raw outline entries and the document's logical lines."""
+def outline_entries(raw: Sequence[dict[str, Any]], logical: Lines, usable: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """TOC entries (before finalize_toc) from raw outline entries and the document's logical
+    lines (``usable``: mask of lines that may be headings, e.g. not running headers)."""
     pages = {item["page"] for item in raw if item["page"] is not None}
-    sub = logical[logical["page_num"].isin(pages) & (logical["text"].str.len() < 300)]
     by_page: dict[int, list[tuple[str, int, float]]] = {}
-    for p, text, ln, y0 in zip(sub["page_num"].tolist(), sub["text"].tolist(), sub["line_num"].tolist(), sub["y0"].tolist()):
-        by_page.setdefault(int(p), []).append((text, ln, y0))
+    for p in pages:
+        sl = logical.page_slice(p)
+        rows = []
+        for i in range(sl.start, sl.stop):
+            if (usable is None or usable[i]) and len(logical.text[i]) < 300:
+                rows.append((logical.text[i], int(logical.line_num[i]), float(logical.box[i, 1])))
+        by_page[p] = rows
     entries: list[dict[str, Any]] = []
     for item in raw:
         ident, title, kind = id_from_text(item["title"])
         page = item["page"]
         hit = None
-        if page is not None and page in by_page:
+        if page is not None and by_page.get(page):
             hit = match_heading_line(item["title"], by_page[page], item["y"])
         if ident is None and hit is not None and hit["id"] is not None:
             ident, kind = hit["id"], hit["kind"]

@@ -30,7 +30,7 @@ _TYPE_WORDS: list[tuple[RefType, str]] = [
 _TYPE_OF_WORD = [(t, re.compile(rf"^(?:{w})$", re.I)) for t, w in _TYPE_WORDS]
 
 # an id: 3 | 3.2.2 | 7.2(b) | A | A.1 | A-1 | 2-1 | IV | D-3a
-_ID = r"(?:[A-Z]{1,2}[.\-]?\d+(?:[.\-]\d+)*[a-z]?|\d+(?:[.\-]\d+)*[a-z]?(?:\([a-z0-9]{1,3}\))?|[A-Z](?![A-Za-z])|[IVXL]{1,5}(?![A-Za-z]))"
+_ID = r"(?:[A-Z]{1,2}[.\-]?\d+(?:[.\-]\d+)*[a-z]?|\d+(?:[.\-]\d+)*[a-z]?(?:\([a-z0-9]{1,3}\))?|[A-Z](?![A-Za-z])|[IVXL]{1,5}(?![A-Za-z])|[ivxl]{1,5}(?![A-Za-z]))"
 _SUB = r"(?:\s*,?\s*(?:(?:rows?|lines?|items?|entry|entries)\s+\(?(?P<sub>[A-Za-z0-9]{1,6})\)?(?![A-Za-z0-9])|\((?P<sub2>[a-z0-9]{1,3})\)))"
 _TYPES = "|".join(w for _, w in _TYPE_WORDS)
 _INTERNAL = re.compile(
@@ -60,9 +60,19 @@ _EXTERNAL = [
     re.compile(r"\b\d{1,2}\s+C\.?F\.?R\.?\s*(?:(?i:part)\s*)?\d+(?:\.\d+)?"),
     re.compile(r"\bOMB\s+(?:Circular|Memorandum|M)\s*[A-Z]?-?\d+(?:-\d+)?"),
     re.compile(r"\bRFC\s*\d{3,5}"),
-    re.compile(r"\bPublic\s+Law\s+\d+-\d+"),
+    re.compile(r"\bPublic\s+Law\s+(?:\(P\.\s?L\.\)\s*)?\d+-\d+|\bP\.\s?L\.\s*\d+-\d+"),
     re.compile(r"\bNISTIR\s*\d{4}"),
 ]
+
+
+_POINTS_VERB = re.compile(
+    r"\s+(?:below\s+|above\s+)?(?:lists|shows|provides|summari[sz]es|contains|gives|presents|describes|defines"
+    r"|illustrates|specifies|details|sets\s+out|identifies)\b"
+)
+_OF_EXTERNAL = re.compile(
+    r"\s*,?\s+of\s+(?:the\s+)?(?:(?:NIST\s+)?(?:SP|Special\s+Publication|FIPS|ISO|NISTIR|RFC|OMB)\b[^,;.()]{0,40}"
+    r"|(?:[A-Z][\w\-]*\s+){1,8}(?:Act|Law|Code|Regulation|Directive|Standard|Framework)\b(?:\s+of\s+\d{4})?)"
+)
 
 
 @dataclass
@@ -132,7 +142,7 @@ def find_mentions(text: str) -> list[Mention]:
         word = m.group("word")
         rtype = ref_type_of(word)
         ident = _norm_id(m.group("id"))
-        if rtype == RefType.page and not re.match(r"^(?:\d+|[ivxlc]+|[A-Z]-\d+)$", ident, re.I):
+        if rtype == RefType.page and not re.match(r"^(?:\d+|[ivxlc]+|[A-Z]-\d+)$", ident):
             continue
         if rtype == RefType.section and word.lower().startswith("para") and not ident[:1].isdigit():
             continue
@@ -140,7 +150,20 @@ def find_mentions(text: str) -> list[Mention]:
             continue  # "Table I" is rare, "in section I" mostly prose
         sub = _clean_sub(m.group("sub") or m.group("sub2"))
         raw = m.group(0).strip().rstrip(".,;")
-        trig = _triggered(text, m.start()) or _parenthesised(text, m.start())
+        trig = _triggered(text, m.start()) or _parenthesised(text, m.start()) or bool(_POINTS_VERB.match(text, m.end()))
+        of_ext = _OF_EXTERNAL.match(text, m.end())
+        if of_ext:  # "Section 3 of SP 800-124", "Section 5131 of the ... Act": another document's part
+            ext_end = of_ext.end()
+            for s0, e0 in taken:
+                if s0 >= m.end() and s0 <= of_ext.end() + 1:
+                    ext_end = max(ext_end, e0)
+            raw_ext = text[m.start():ext_end].strip().rstrip(".,;")
+            found = [f for f in found if not (m.end() <= f.start < ext_end)]
+            taken = [(a, b) for a, b in taken if not (m.end() <= a < ext_end)]
+            taken.append((m.start(), ext_end))
+            found.append(Mention(PendingReference(raw_text=raw_ext, ref_type=RefType.external, ref_target=raw_ext),
+                                 m.start(), ext_end, True))
+            continue
         taken.append((m.start(), m.end()))
         singular = _singular(word)
         main_raw = raw if not m.group("more") else f"{singular} {m.group('id')}"

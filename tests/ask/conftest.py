@@ -97,3 +97,16 @@ def policy_store(tmp_path_factory):
     root = base / "store"
     api.ingest([pdf], Settings.load(env={}, store=root))
     return root
+
+
+@pytest.fixture(scope="session")
+def nist_store(tmp_path_factory, shared_corpora):
+    """Real NIST publications (crossref + nist folders) through docintel.api.ingest."""
+    from docintel import api
+    from docintel.settings import Settings
+
+    root = tmp_path_factory.mktemp("nist") / "store"
+    pdfs = [shared_corpora / "crossref" / "SP800-61rev2.pdf", shared_corpora / "crossref" / "NIST.SP.800-63b.pdf",
+            shared_corpora / "nist" / "NIST.CSWP.29.pdf", shared_corpora / "nist" / "NIST.FIPS.199.pdf"]
+    api.ingest(pdfs, Settings.load(env={}, store=root, quiet=True))
+    return root

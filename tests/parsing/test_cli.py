@@ -1,0 +1,89 @@
+"""`docintel ingest`, `docs`, `pages`, `toc` through typer's CliRunner: exit codes, messages, JSON."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from cli.main import app
+from docintel.store import Store
+
+from parsing_pdfs import torture_files
+
+runner = CliRunner()
+
+
+def ingest(*args):
+    return runner.invoke(app, ["ingest", *map(str, args)], env={"DOCINTEL_STORE": ""})
+
+
+def test_ingest_json_then_unchanged(tmp_path, good_pdfs):
+    store = tmp_path / "store"
+    res = ingest(good_pdfs[0].parent, "--store", store, "--json", "--quiet")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)  # stdout is one JSON document and nothing else
+    assert data["exit_code"] == 0 and data["totals"]["ingested"] == 2 and data["totals"]["pages"] == 5
+    assert res.stderr == ""  # --quiet: nothing on stderr when all is well
+    again = ingest(good_pdfs[0].parent, "--store", store)
+    assert again.exit_code == 0 and again.stdout == ""
+    assert "unchanged (skipped)" in again.stderr and "documents ingested" in again.stderr
+
+
+def test_nonexistent_path_exits_2(tmp_path):
+    res = ingest(tmp_path / "missing", "--store", tmp_path / "store")
+    assert res.exit_code == 2
+    assert "no such file or folder" in res.stderr and "Traceback" not in res.output
+
+
+def test_no_pdfs_exits_2(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("x")
+    res = ingest(tmp_path / "docs", "--store", tmp_path / "store")
+    assert res.exit_code == 2 and "no PDF files found" in res.stderr
+
+
+def test_bad_workers_flag_exits_2(tmp_path, good_pdfs):
+    assert ingest(good_pdfs[0], "--store", tmp_path / "s", "--workers", "0").exit_code == 2
+
+
+def test_torture_files_one_line_each_exit_1_earlier_documents_intact(tmp_path, good_pdfs):
+    store = tmp_path / "store"
+    assert ingest(good_pdfs[0].parent, "--store", store, "--quiet").exit_code == 0
+    before = Store(store).doc_ids()
+    bad = torture_files(tmp_path / "bad", good_pdfs[1])
+    res = ingest(tmp_path / "bad", "--store", store, "--quiet")
+    assert res.exit_code == 1
+    failure_lines = [ln for ln in res.stderr.splitlines() if "failed:" in ln]
+    for path in bad.values():
+        assert sum(str(path) in ln for ln in failure_lines) == 1, (path, res.stderr)
+    assert set(before) <= set(Store(store).doc_ids())
+    for doc_id in before:  # earlier documents are whole and readable
+        assert len(Store(store).read_table("page_df", [doc_id])) > 0
+
+
+def test_lock_conflict_exit_1_with_message(tmp_path, good_pdfs):
+    store = Store(tmp_path / "store")
+    with store.lock("ingest"):
+        res = ingest(good_pdfs[0], "--store", store.root)
+    assert res.exit_code == 1 and "being written by docintel ingest" in res.stderr
+
+
+def test_docs_pages_toc(tmp_path, good_pdfs):
+    store = tmp_path / "store"
+    assert ingest(good_pdfs[0].parent, "--store", store, "--quiet").exit_code == 0
+    docs = runner.invoke(app, ["docs", "--store", str(store), "--json"])
+    assert docs.exit_code == 0 and {d["file_name"] for d in json.loads(docs.stdout)} == {"a.pdf", "b.PDF"}
+    pages = runner.invoke(app, ["pages", "b.PDF", "--store", str(store), "--json"])
+    assert pages.exit_code == 0
+    data = json.loads(pages.stdout)
+    assert [p["page_num"] for p in data["pages"]] == [1, 2, 3]
+    assert all("reasons" in p and "escalate" in p for p in data["pages"])
+    table = runner.invoke(app, ["pages", "b.PDF", "--store", str(store)])
+    assert table.exit_code == 0 and "pymupdf" in table.stdout
+    toc = runner.invoke(app, ["toc", "a.pdf", "--store", str(store), "--json"])
+    assert toc.exit_code == 0 and json.loads(toc.stdout)["file_name"] == "a.pdf"
+    unknown = runner.invoke(app, ["pages", "nope.pdf", "--store", str(store)])
+    assert unknown.exit_code == 2 and "unknown document" in unknown.stderr
+    empty = runner.invoke(app, ["docs", "--store", str(tmp_path / "empty")])
+    assert empty.exit_code == 2 and "holds no documents" in empty.stderr

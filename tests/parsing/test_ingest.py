@@ -1,0 +1,131 @@
+"""run_ingest on real files in tmp: incremental skip, replacement, --force, bad files, lock, page errors."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from docintel.errors import StoreLockedError, UsageError
+from docintel.parsing import document
+from docintel.parsing.ingest import run_ingest
+from docintel.schemas.ingest import FileStatus
+from docintel.settings import Settings
+from docintel.store import Store
+
+from parsing_pdfs import multi_page_pdf, torture_files
+
+
+def settings(store, **kw):
+    return Settings.load(env={}, store=store, **kw)
+
+
+def by_name(report):
+    return {f.path.rsplit("/", 1)[-1]: f for f in report.files}
+
+
+def test_ingest_writes_all_tables_and_skips_unchanged(tmp_path, good_pdfs):
+    store = tmp_path / "store"
+    first = run_ingest([good_pdfs[0].parent], settings(store))
+    assert first.exit_code == 0 and first.totals.ingested == 2 and first.totals.pages == 5
+    s = Store(store)
+    assert len(s.doc_ids()) == 2
+    docs = s.documents()
+    assert set(docs["file_name"]) == {"a.pdf", "b.PDF"}  # *.pdf matched case-insensitively
+    pages = s.read_table("page_df")
+    assert len(pages) == 5 and set(pages["parsing_method"]) == {"pymupdf"}
+    assert pages.sort_values(["doc_id", "page_num"])["page_label"].tolist()[:2] in (["1", "2"],)
+    for table in ("line_df", "toc_df", "object_registry", "cross_ref_df", "image_df"):
+        assert (s.doc_dir(s.doc_ids()[0]) / f"{table}.parquet").exists()
+    assert first.run_report and (store / "runs").exists()
+
+    again = run_ingest([good_pdfs[0].parent], settings(store))
+    assert again.exit_code == 0 and again.totals.ingested == 0 and again.totals.unchanged == 2
+
+    forced = run_ingest([good_pdfs[0].parent], settings(store, ingest__force=True))
+    assert forced.totals.ingested == 2 and len(Store(store).doc_ids()) == 2
+
+
+def test_changed_file_replaces_its_old_version(tmp_path):
+    store = tmp_path / "store"
+    pdf = multi_page_pdf(tmp_path / "doc.pdf", 2)
+    old = run_ingest([pdf], settings(store)).files[0].doc_id
+    multi_page_pdf(pdf, 4)  # same path, new content
+    report = run_ingest([pdf], settings(store))
+    new = report.files[0]
+    assert new.status == FileStatus.ingested and new.doc_id != old and new.replaced == [old]
+    s = Store(store)
+    assert s.doc_ids() == [new.doc_id]
+    assert int(s.documents()["n_pages"].iloc[0]) == 4
+
+
+def test_duplicate_content_is_parsed_once(tmp_path, good_pdfs):
+    shutil.copy(good_pdfs[0], good_pdfs[0].parent / "copy.pdf")
+    report = run_ingest([good_pdfs[0].parent], settings(tmp_path / "store"))
+    assert report.exit_code == 0
+    assert by_name(report)["copy.pdf"].status == FileStatus.duplicate or by_name(report)["a.pdf"].status == FileStatus.duplicate
+
+
+def test_torture_files_fail_one_line_each_and_the_rest_is_kept(tmp_path, good_pdfs):
+    store = tmp_path / "store"
+    assert run_ingest([good_pdfs[0].parent], settings(store)).exit_code == 0
+    before = Store(store).doc_ids()
+    bad = torture_files(tmp_path / "bad", good_pdfs[1])
+    report = run_ingest([tmp_path / "bad", good_pdfs[0].parent], settings(store))
+    assert report.exit_code == 1
+    results = by_name(report)
+    expect = {"zero.pdf": "empty file", "notes.pdf": "not a PDF", "corrupt.pdf": "not a PDF",
+              "encrypted.pdf": "encrypted", "truncated.pdf": ""}
+    for name, words in expect.items():
+        r = results[name]
+        assert r.status in (FileStatus.failed, FileStatus.partial), name
+        assert r.reason and "\n" not in r.reason and words in r.reason, (name, r.reason)
+    assert results["encrypted.pdf"].status == FileStatus.failed
+    assert report.totals.failed == 5
+    assert Store(store).doc_ids() == sorted(set(before) | {r.doc_id for r in report.files if r.status == FileStatus.partial})
+    assert results["a.pdf"].status == FileStatus.unchanged
+
+
+def test_page_exception_keeps_the_document(tmp_path, monkeypatch):
+    pdf = multi_page_pdf(tmp_path / "three.pdf", 3)
+    real = document.baseline.extract_page
+
+    def flaky(page, doc_id, page_num, flags=None):
+        if page_num == 2:
+            raise RuntimeError("code=2: cannot parse content stream")
+        return real(page, doc_id, page_num, flags)
+
+    monkeypatch.setattr(document.baseline, "extract_page", flaky)
+    report = run_ingest([pdf], settings(tmp_path / "store"))
+    f = report.files[0]
+    assert report.exit_code == 1 and f.status == FileStatus.partial
+    assert f.page_errors == ["page 2: code=2: cannot parse content stream"]
+    pages = Store(tmp_path / "store").read_table("page_df").sort_values("page_num")
+    assert pages["error"].isna().tolist() == [True, False, True]
+    assert Store(tmp_path / "store").read_table("line_df")["page_num"].nunique() == 2
+
+
+def test_lock_conflict_message(tmp_path, good_pdfs):
+    store = Store(tmp_path / "store")
+    with store.lock("ingest"):
+        with pytest.raises(StoreLockedError, match="being written by docintel ingest"):
+            run_ingest([good_pdfs[0]], settings(store.root))
+
+
+def test_missing_path_and_no_pdfs_are_usage_errors(tmp_path):
+    with pytest.raises(UsageError, match="no such file or folder"):
+        run_ingest([tmp_path / "nope"], settings(tmp_path / "store"))
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "readme.txt").write_text("x")
+    with pytest.raises(UsageError, match="no PDF files found"):
+        run_ingest([tmp_path / "empty"], settings(tmp_path / "store"))
+
+
+def test_two_workers_give_the_same_tables(tmp_path, good_pdfs):
+    one = run_ingest([good_pdfs[0].parent], settings(tmp_path / "s1"))
+    two = run_ingest([good_pdfs[0].parent], settings(tmp_path / "s2", ingest__workers=2))
+    assert two.exit_code == 0 and two.totals.pages == one.totals.pages
+    cols = ["doc_id", "page_num", "line_num", "text", "column"]
+    a = Store(tmp_path / "s1").read_table("line_df", columns=cols).sort_values(cols[:3]).reset_index(drop=True)
+    b = Store(tmp_path / "s2").read_table("line_df", columns=cols).sort_values(cols[:3]).reset_index(drop=True)
+    assert a.equals(b)

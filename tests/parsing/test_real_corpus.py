@@ -1,0 +1,118 @@
+"""Acceptance on the real PDFs of ../shared/corpora (see SOURCES.md there for what each page holds)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from docintel.parsing.document import parse_document
+from docintel.parsing.ingest import run_ingest
+from docintel.settings import Settings
+from docintel.store import Store
+
+
+
+
+def pages_of(path):
+    parsed = parse_document(path, "r" * 16, "0" * 64)
+    return {p["page_num"]: p for p in parsed.tables["page_df"].to_pylist()}, parsed
+
+
+@pytest.fixture(scope="module")
+def transformer(shared_corpora):
+    return pages_of(shared_corpora / "papers" / "1706.03762v7.pdf")
+
+
+@pytest.fixture(scope="module")
+def fips(shared_corpora):
+    return pages_of(shared_corpora / "nist" / "NIST.FIPS.199.pdf")
+
+
+def test_transformer_flags(transformer):
+    pages, _ = transformer
+    assert pages[3]["opaque_figure"]
+    assert pages[6]["flat_table"] and "'Table 1'" in pages[6]["reasons"][0]
+    assert pages[9]["flat_table"] and any("'Table 3'" in r for r in pages[9]["reasons"])
+    for n in (1, 2, 5, 7):
+        assert not pages[n]["escalate"] and pages[n]["reasons"] == [], (n, pages[n]["reasons"])
+    assert all(p["parsing_method"] == "pymupdf" for p in pages.values())  # born-digital: never OCR
+
+
+def test_transformer_lines_and_images(transformer):
+    _, parsed = transformer
+    lines = parsed.tables["line_df"].to_pandas()
+    p6 = lines[lines.page_num == 6]
+    assert "Positional Encoding" in set(p6.text)
+    assert p6.line_num.tolist() == list(range(1, len(p6) + 1))
+    images = parsed.tables["image_df"].to_pandas()
+    fig1 = images[images.page_num == 3].iloc[0]
+    assert fig1.text_chars_inside == 0 and fig1.parsing_method == "not_parsed" and fig1.area_ratio > 0.1
+
+
+def test_fips_table_and_printed_page_labels(fips):
+    pages, _ = fips
+    assert pages[10]["flat_table"]
+    assert pages[10]["n_columns"] == 1 and not pages[10]["col_anomaly"]  # the cell grid is not columns
+    assert pages[12]["page_label"] == "8" and pages[12]["page_label_source"] == "printed"
+    assert pages[5]["page_label"] == "1"
+
+
+def test_two_column_paper_page_one_despite_title_block(shared_corpora):
+    pages, parsed = pages_of(shared_corpora / "two_column" / "2023.eacl-main.121.pdf")
+    assert pages[1]["n_columns"] == 2 and not pages[1]["col_anomaly"]
+    lines = parsed.tables["line_df"].to_pandas()
+    first = lines[lines.page_num == 1]
+    assert first[first.text.str.startswith("LONGEVAL: Guidelines")].column.iloc[0] == "single"
+    assert first[first.text.str.startswith("While human evaluation")].column.iloc[0] == "left"
+
+
+def test_pdf_page_labels_are_used(shared_corpora):
+    pages, _ = pages_of(shared_corpora / "tables" / "us-020.pdf")
+    assert all(p["page_label"] for p in pages.values())
+
+
+# -- the whole shared corpus, once ----------------------------------------------------------------
+
+ENGLISH = {"the", "and", "of", "to", "a", "in", "is", "for", "that", "with", "on", "as", "it", "was", "by"}
+
+
+@pytest.fixture(scope="module")
+def corpus_store(shared_corpora, tmp_path_factory):
+    store = tmp_path_factory.mktemp("corpus") / "store"
+    report = run_ingest([shared_corpora], Settings.load(env={}, store=store, ingest__workers=2))
+    return report, Store(store)
+
+
+@pytest.mark.slow
+def test_whole_shared_corpus_ingests_with_exit_0(corpus_store, shared_corpora):
+    report, store = corpus_store
+    assert report.exit_code == 0, [(f.path, f.reason) for f in report.files if f.reason]
+    assert report.totals.ingested == report.totals.files == len([p for p in shared_corpora.rglob("*") if p.suffix.lower() == ".pdf"])
+    assert report.totals.flagged_by_reason.get("flat_table", 0) >= 5
+
+
+@pytest.mark.slow
+def test_scanned_pages_get_readable_tesseract_text(corpus_store, shared_corpora):
+    _, store = corpus_store
+    docs = store.documents()
+    scanned = docs[docs.path.str.contains("/scanned/")]
+    assert len(scanned) == len(list((shared_corpora / "scanned").glob("*.pdf")))
+    for doc_id, name in zip(scanned.doc_id, scanned.file_name):
+        pages = store.read_table("page_df", [doc_id])
+        assert set(pages.parsing_method) == {"tesseract"} and pages.scanned.all(), name
+        assert (pages.ocr_confidence > 60).all(), (name, pages.ocr_confidence.tolist())
+        lines = store.read_table("line_df", [doc_id])
+        assert lines.confidence.notna().all()
+        words = re.findall(r"[a-z]+", " ".join(lines.text).lower())
+        assert len(words) > 100, name
+        assert len(ENGLISH & set(words)) >= 8, name  # readable English, not noise
+    # the rotated scan is read as displayed: same words as the upright one
+    def words_of(file_name):
+        doc_id = scanned[scanned.file_name == file_name].doc_id.iloc[0]
+        return set(re.findall(r"[a-z]{4,}", " ".join(store.read_table("line_df", [doc_id]).text).lower()))
+
+    reference = set(re.findall(r"[a-z]{4,}", (shared_corpora / "scanned" / "linn.txt").read_text().lower()))
+    for name in ("skew.pdf", "rotated_skew.pdf"):
+        got = words_of(name)
+        assert len(got & reference) / len(reference) > 0.6, name

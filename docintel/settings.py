@@ -107,6 +107,8 @@ class Settings(BaseModel):
             data["llm"]["model"] = env["DOCINTEL_MODEL"]
         if env.get("DOCINTEL_LLM_TIMEOUT"):
             data["llm"]["timeout_s"] = float(env["DOCINTEL_LLM_TIMEOUT"])
+        if env.get("DOCINTEL_LLM_CACHE") in ("0", "false", "no", "off"):
+            data["llm"]["cache"] = False
         for key, value in overrides.items():
             if value is None:
                 continue

@@ -22,6 +22,8 @@ from docintel.store.store import Store
 
 RERANK_POOL = 8
 """Candidate pages re-ranked by their best sentence window."""
+POOL_FLOOR = 0.45
+"""A candidate whose normalised bm25 is below this cannot overtake (window + title add < 1)."""
 
 
 class Candidate(BaseModel):
@@ -52,6 +54,8 @@ def retrieve(
     if not hits:
         return [], []
     total = sum(idf.values()) or 1.0
+    # re-rank only pages that could still win: bm25 within reach of the best one
+    hits = [h for i, h in enumerate(hits) if i < top_k or h.bm25 + h.toc * 0.5 >= POOL_FLOOR]
     by_doc: dict[str, list[int]] = {}
     for h in hits:
         by_doc.setdefault(h.doc_id, []).append(h.page_num)
@@ -64,9 +68,8 @@ def retrieve(
         page = page[page["page_num"] == h.page_num]
         if page.empty:
             continue
-        cov, lo, hi = answer_span(page, parsed, idf)
-        _, wlo, _ = _window(page, parsed, idf)
-        title = _section_of(tocs[h.doc_id], h.page_num, page, wlo)
+        cov, lo, hi, centre = answer_span(page, parsed, idf)
+        title = _section_of(tocs[h.doc_id], h.page_num, page, centre)
         match = _title_share(title, idf) / total if title else 0.0
         score = 0.5 * h.bm25 + 0.5 * cov + match
         spans[(h.doc_id, h.page_num)] = (lo, hi)
@@ -92,12 +95,6 @@ def retrieve(
             )
         )
     return passages, cands
-
-
-def _window(page, parsed, idf):
-    from docintel.retrieval.region import best_window
-
-    return best_window(page, parsed, idf)
 
 
 def _methods(lines: list[PassageLine]) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 from docintel.store.store import Store
 
 INDEX_FILE = "pages.sqlite"
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -66,11 +67,11 @@ def connect(store: Store, create: bool = False) -> sqlite3.Connection | None:
 
 def doc_signature(store: Store, doc_id: str, entry: dict[str, Any] | None = None) -> str:
     """Changes whenever ingest or escalate rewrites the tables the index reads."""
-    parts = [json.dumps(entry or {}, sort_keys=True, default=str)]
+    parts = [str((entry or {}).get("sha256")), str((entry or {}).get("ingested_at"))]
+    folder = os.path.join(store.docs_dir, doc_id)
     for name in ("line_df", "page_df", "toc_df"):
-        p = store.doc_dir(doc_id) / f"{name}.parquet"
         try:
-            st = p.stat()
+            st = os.stat(os.path.join(folder, name + ".parquet"))
             parts.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
         except FileNotFoundError:
             parts.append(f"{name}:-")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import pandas as pd
 
@@ -24,6 +25,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     w = word.lower().strip("'")
     for suf in _SUFFIXES:
@@ -106,8 +108,8 @@ def keyword_weights(parsed: ParsedQuestion, idf: dict[str, float] | None = None)
     return out
 
 
-def sentence_score(text: str, weights: dict[str, float], parsed: ParsedQuestion) -> float:
-    have = stems(text)
+def sentence_score(text: str, weights: dict[str, float], parsed: ParsedQuestion, have: set[str] | None = None) -> float:
+    have = stems(text) if have is None else have
     score = sum(w for s, w in weights.items() if s in have)
     low = text.lower()
     for term in parsed.terms:
@@ -117,35 +119,40 @@ def sentence_score(text: str, weights: dict[str, float], parsed: ParsedQuestion)
 
 
 def best_window(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, width: int = 3):
-    """(score share 0-1, first line, last line) of the best run of ``width`` sentences."""
+    """(score share 0-1, first line, last line, centre sentence's first line) of the best run
+    of ``width`` sentences."""
     weights = keyword_weights(parsed, idf)
     total = sum(weights.values()) or 1.0
     sents = split_sentences(list(zip(lines["line_num"].astype(int), lines["text"].astype(str))))
     if not sents:
-        return 0.0, None, None
+        return 0.0, None, None, None
+    sets = [stems(x.text) for x in sents]
+    half = width // 2
     best = (-1.0, -1.0, 0)
     for i in range(len(sents)):
-        chunk = " ".join(s.text for s in sents[max(0, i - width // 2) : i + width // 2 + 1])
-        have = stems(chunk)
+        have = set().union(*sets[max(0, i - half) : i + half + 1])
         cov = sum(w for s, w in weights.items() if s in have) / total
-        own = sentence_score(sents[i].text, weights, parsed)
+        if cov < best[0]:
+            continue
+        own = sentence_score(sents[i].text, weights, parsed, sets[i])
         if (cov, own) > best[:2]:
             best = (cov, own, i)
     cov, _, i = best
-    lo = max(0, i - width // 2)
-    hi = min(len(sents) - 1, i + width // 2)
-    return cov, sents[lo].line_nums[0], sents[hi].line_nums[-1]
+    lo = max(0, i - half)
+    hi = min(len(sents) - 1, i + half)
+    return cov, sents[lo].line_nums[0], sents[hi].line_nums[-1], sents[i].line_nums[0]
 
 
 def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, context: int = 6):
     """The line span of a page to hand to the generator: the best window grown by ``context``
-    lines each way (the generator narrows its citations to the sentences it uses)."""
-    cov, lo, hi = best_window(lines, parsed, idf)
+    lines each way (the generator narrows its citations to the sentences it uses).
+    Returns (coverage, first line, last line, centre line)."""
+    cov, lo, hi, centre = best_window(lines, parsed, idf)
     nums = sorted(lines["line_num"].astype(int))
     if lo is None:
-        return cov, nums[0], nums[min(len(nums) - 1, 2 * context)]
+        return cov, nums[0], nums[min(len(nums) - 1, 2 * context)], None
     i_lo, i_hi = nums.index(lo), nums.index(hi)
-    return cov, nums[max(0, i_lo - context)], nums[min(len(nums) - 1, i_hi + context)]
+    return cov, nums[max(0, i_lo - context)], nums[min(len(nums) - 1, i_hi + context)], centre
 
 
 # -- converting rows ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ TOC_WEIGHT = 1.0
 """Weight of the TOC-title signal: the share of the question's idf mass a section title holds,
 added to the section's first page (half on its other pages)."""
 DOC_HINT_WEIGHT = 0.1
-CANDIDATES = 60
+CANDIDATES = 200
 
 
 class PageHit(BaseModel):
@@ -77,14 +77,21 @@ def _search(
     scope = sorted(set(doc_ids))
     marks = ",".join("?" * len(scope))
     rows = conn.execute(
-        f"SELECT doc_id, page_num, bm25(page_fts) AS s FROM page_fts WHERE page_fts MATCH ? "
-        f"AND doc_id IN ({marks}) ORDER BY s LIMIT {CANDIDATES}",
+        f"SELECT p.doc_id, p.page_num, bm25(page_fts) AS s, p.text_hash, p.page_label, p.methods "
+        f"FROM page_fts JOIN pages p ON p.fts_rowid = page_fts.rowid WHERE page_fts MATCH ? "
+        f"AND page_fts.doc_id IN ({marks}) ORDER BY s LIMIT {CANDIDATES}",
         [query, *scope],
     ).fetchall()
     pages: dict[tuple[str, int], dict] = {}
-    best = max((-s for _, _, s in rows), default=0.0) or 1.0
-    for d, p, s in rows:
+    meta: dict[tuple[str, int], tuple[str, str]] = {}
+    best = max((-r[2] for r in rows), default=0.0) or 1.0
+    seen: set[str] = set()
+    for d, p, s, h, label, methods in rows:
+        if h in seen:
+            continue  # the same page text in another copy or version of a document: keep one
+        seen.add(h)
         pages[(d, int(p))] = {"bm25": max(0.0, -s) / best, "toc": 0.0, "toc_title": None}
+        meta[(d, int(p))] = (label or str(p), methods or "")
     toc_rows = conn.execute(
         f"SELECT doc_id, title, page_start, page_end, bm25(toc_fts) AS s FROM toc_fts WHERE toc_fts MATCH ? "
         f"AND doc_id IN ({marks}) ORDER BY s LIMIT 20",
@@ -106,7 +113,6 @@ def _search(
     if not pages:
         return []
     keys = list(pages)
-    meta = _page_meta(conn, keys)
     hits = []
     for key in keys:
         v = pages[key]
@@ -137,15 +143,6 @@ def _title_idf(title: str, idf: dict[str, float]) -> float:
     """Sum of the idf of question keywords the title holds (prefix match stands in for stemming)."""
     words = {w.lower()[:6] for w in re.findall(r"[A-Za-z0-9]+", title)}
     return sum(v for k, v in idf.items() if k[:6] in words)
-
-
-def _page_meta(conn: sqlite3.Connection, keys: list[tuple[str, int]]) -> dict[tuple[str, int], tuple[str, str]]:
-    out = {}
-    for d, p in keys:
-        row = conn.execute("SELECT page_label, methods FROM pages WHERE doc_id=? AND page_num=?", (d, p)).fetchone()
-        if row:
-            out[(d, p)] = (row[0] or str(p), row[1] or "")
-    return out
 
 
 def _doc_hint_scores(conn: sqlite3.Connection, parsed: ParsedQuestion, scope: list[str]) -> dict[str, float]:

@@ -77,7 +77,7 @@ def heading_candidates(logical: Lines, skip: np.ndarray, body: BodyStyle) -> lis
         m = HEADING.match(t)
         if not m:
             continue
-        title = (m.group("title") or "").strip()
+        title = (m.group("title") or "").strip().lstrip("\u00b7\u2022\u2014\u2013-:. ")
         kind = "section"
         if m.group("num"):
             ident = m.group("num")

@@ -66,8 +66,10 @@ def split_appendix(text: str) -> tuple[str, str, str] | None:
     m = APPENDIX_HEADING.match(" ".join(text.split()))
     if not m:
         return None
-    word, ident, rest = m.group(1).lower(), m.group(2), m.group(3).strip()
+    word, ident, rest = m.group(1).lower(), m.group(2), m.group(3).strip().lstrip("\u00b7\u2022\u2014\u2013-:. ")
     if ident.isalpha():
+        if len(ident) > 1 and not ident.isupper():
+            return None  # "Appendix to this report"
         ident = ident.upper()
     return word, ident, rest
 

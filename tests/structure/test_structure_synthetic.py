@@ -1,0 +1,160 @@
+"""build_structure on synthetic reports made with PyMuPDF (exact layouts, known answers)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from docintel.parsing.fitz import pymupdf
+from docintel.parsing.structure import build_structure
+from docintel.schemas.tables import CROSS_REF_DF, OBJECT_REGISTRY, TOC_DF
+
+
+def _row(df: pd.DataFrame, **eq) -> pd.Series:
+    sel = df
+    for k, v in eq.items():
+        sel = sel[sel[k] == v]
+    assert len(sel) == 1, f"expected one row with {eq}, got {len(sel)}:\n{df}"
+    return sel.iloc[0]
+
+
+def test_headings_become_the_toc_without_an_outline(report):
+    toc = report["toc_df"]
+    assert list(toc["toc_id"]) == ["1", "2", "2.1", "2.2", "A"]
+    assert set(toc["source"]) == {"heading"}
+    assert list(toc["toc_order"]) == list(range(5))
+    data = _row(toc, toc_id="2.1")
+    assert (data["title"], data["level"], data["page_start"]) == ("Data", 2, 3)
+    # "2.2 Results" opens page 4, so 2.1 ends on page 3; "2" runs until the appendix on page 5
+    assert data["page_end"] == 3
+    assert _row(toc, toc_id="2")["page_end"] == 4
+    assert _row(toc, toc_id="A")["page_end"] == 5
+    assert (_row(toc, toc_id="A")["title"], _row(toc, toc_id="A")["level"]) == ("Glossary", 1)
+
+
+def test_list_items_running_headers_and_contents_entries_are_not_headings(report):
+    toc = report["toc_df"]
+    # "1. Count every widget once." is a body-font list item on page 2
+    assert not toc["title"].str.contains("widget").any()
+    assert not toc["title"].str.contains("ACME").any()
+    # every entry comes from the page that holds the heading, not the contents page
+    assert (toc["page_start"] > 1).all()
+    assert toc["line_num"].notna().all()
+
+
+def test_heading_line_and_position_are_recorded(report):
+    intro = _row(report["toc_df"], toc_id="1")
+    assert intro["line_num"] >= 1 and 60 < intro["y0"] < 80
+
+
+def test_caption_registers_once_prose_mentions_and_contents_entries_do_not(report):
+    objects = report["object_registry"]
+    table = _row(objects, object_type="table", object_id="1")
+    # the caption on page 3 wins over the contents entry (p1), the prose mention (p2) and the
+    # "Table 1 (continued)" repeat (p4)
+    assert table["page_num"] == 3
+    assert table["object_key"] == "table:1"
+    assert table["caption"].startswith("Table 1: Results by year")
+    assert table["source"] == "caption"
+    x0, y0, x1, y1 = table["bbox"]
+    assert 70 < x0 < x1 and 190 < y0 < y1 < 215
+    assert table["line_start"] <= table["line_end"]
+
+
+def test_appendix_heading_is_an_object(report):
+    app = _row(report["object_registry"], object_type="appendix", object_id="A")
+    assert app["page_num"] == 5 and app["source"] == "heading" and app["line_start"] >= 1
+
+
+def test_internal_link_becomes_a_native_link_row(report):
+    refs = report["cross_ref_df"]
+    link = _row(refs, source="native_link")
+    assert link["anchor_text"] == "Section 2.1"
+    assert (link["ref_type"], link["ref_target"]) == ("section", "2.1")
+    assert link["target_page"] == 3 and link["target_y"] == pytest.approx(130, abs=1)
+    assert link["origin_page"] == 2
+    assert link["origin_line"] >= 1  # the line "Section 2.1 of this report."
+
+
+def test_anchor_rows_for_every_toc_entry_and_object(report):
+    refs = report["cross_ref_df"]
+    anchors = refs[refs["source"] == "toc_anchor"]
+    assert sorted(anchors["ref_target"]) == sorted(report["toc_df"]["toc_id"])
+    assert set(anchors["ref_type"]) == {"section", "appendix"}
+    assert _row(anchors, ref_target="A")["ref_type"] == "appendix"
+    objs = refs[refs["source"] == "object_registry"]
+    assert sorted(zip(objs["ref_type"], objs["ref_target"])) == sorted(
+        zip(report["object_registry"]["object_type"], report["object_registry"]["object_id"])
+    )
+    for r in refs.itertuples():
+        assert r.target_page >= 1
+
+
+def test_bare_outline_titles_get_their_numbers_from_the_page(report_outlined):
+    toc = report_outlined["toc_df"]
+    assert list(toc["toc_id"]) == ["1", "2", "2.1", "2.2", "A"]
+    assert set(toc["source"]) == {"outline"}
+    assert _row(toc, toc_id="2.1")["title"] == "Data"
+    assert _row(toc, toc_id="2.1")["page_end"] == 3
+    assert _row(toc, toc_id="A")["level"] == 1
+    assert toc["line_num"].notna().all()
+
+
+def test_outline_numbers_inferred_from_siblings_when_the_page_shows_none(tmp_path):
+    m = pymupdf()
+    doc = m.open()
+    shown = ["Overview", "1 Scope", "2 Terms", "3 Rules", "Penalties", "References"]
+    for text in shown:
+        page = doc.new_page()
+        page.insert_text((72, 80), text, fontname="hebo", fontsize=14)
+        page.insert_text((72, 110), "Body text of the page.", fontname="helv", fontsize=10)
+    doc.set_toc([[1, t.split(" ", 1)[-1], i + 1] for i, t in enumerate(shown)])
+    path = tmp_path / "ol.pdf"
+    doc.save(str(path))
+    doc.close()
+    from structure_pdfs import structure
+
+    toc = structure(path)["toc_df"]
+    ids = list(toc["toc_id"])
+    assert ids[1:4] == ["1", "2", "3"]
+    assert ids[4] == "4"  # a bare title after numbered siblings: its outline position
+    assert ids[0].startswith("#") and ids[5].startswith("#")  # front/back matter stay unnumbered
+    assert list(toc["page_start"]) == [1, 2, 3, 4, 5, 6]
+
+
+def test_schemas_and_empty_inputs():
+    doc = pymupdf().open()
+    doc.new_page()
+    try:
+        out = build_structure(doc, "d0", pd.DataFrame(), ["1"])
+        assert set(out) == {"toc_df", "object_registry", "cross_ref_df"}
+        assert out["toc_df"].schema.equals(TOC_DF)
+        assert out["object_registry"].schema.equals(OBJECT_REGISTRY)
+        assert out["cross_ref_df"].schema.equals(CROSS_REF_DF)
+        assert all(isinstance(t, pa.Table) and t.num_rows == 0 for t in out.values())
+    finally:
+        doc.close()
+
+
+def test_tolerates_lines_without_style_columns_and_null_values():
+    doc = pymupdf().open()
+    doc.new_page()
+    try:
+        lines = pd.DataFrame(
+            {
+                "page_num": [1, 1, 1],
+                "line_num": [1, 2, 3],
+                "text": ["Table 4: Costs", None, "see Table 4 below"],
+                "x0": [72.0, 72.0, 72.0],
+                "y0": [100.0, 120.0, 140.0],
+                "x1": [200.0, 200.0, 200.0],
+                "y1": [110.0, 130.0, 150.0],
+            }
+        )
+        out = build_structure(doc, "d1", lines, [])
+        objects = out["object_registry"].to_pandas()
+        assert list(zip(objects["object_type"], objects["object_id"], objects["page_num"])) == [("table", "4", 1)]
+        assert set(out["object_registry"].column("doc_id").to_pylist()) == {"d1"}
+    finally:
+        doc.close()

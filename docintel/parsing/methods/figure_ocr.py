@@ -37,26 +37,24 @@ def _figures(page: PageInput) -> list[dict[str, Any]]:
     else:
         area = page.page.rect.width * page.page.rect.height
         rows = []
-        for i, info in enumerate(page.page.get_image_info(xrefs=True)):
+        for i, info in enumerate(page.page.get_image_info()):
             b = info["bbox"]
             rows.append({"image_idx": i, "bbox": list(b), "area_ratio": abs((b[2] - b[0]) * (b[3] - b[1])) / area,
-                         "text_chars_inside": 0, "xref": info.get("xref")})
+                         "text_chars_inside": 0})
     picked = [r for r in rows if (r.get("area_ratio") or 0) >= MIN_AREA and int(r.get("text_chars_inside") or 0) < MAX_CHARS_INSIDE]
     return picked or [r for r in rows if (r.get("area_ratio") or 0) >= MIN_AREA]
 
 
 def _figure_key(page: Any, bbox: list[float], fallback: str) -> str:
     best = None
-    for block in page.get_text("dict")["blocks"]:
-        for line in block.get("lines", []):
-            text = "".join(s["text"] for s in line["spans"]).strip()
-            m = _FIG_RE.match(text)
-            if not m:
-                continue
-            y0, y1 = line["bbox"][1], line["bbox"][3]
-            dist = min(abs(y0 - bbox[3]), abs(bbox[1] - y1))
-            if dist < 80 and (best is None or dist < best[0]):
-                best = (dist, m.group(1))
+    flags = pymupdf().TEXT_MEDIABOX_CLIP  # no images: decoding them is most of the cost
+    for x0, y0, x1, y1, text, *_ in page.get_text("blocks", flags=flags):
+        m = _FIG_RE.match(text.strip())
+        if not m:
+            continue
+        dist = min(abs(y0 - bbox[3]), abs(bbox[1] - y1))
+        if dist < 80 and (best is None or dist < best[0]):
+            best = (dist, m.group(1))
     return f"figure:{best[1]}" if best else fallback
 
 
@@ -121,21 +119,20 @@ class FigureOCRMethod:
 
     def run(self, page: PageInput) -> MethodResult:
         m = pymupdf()
-        lines: list[dict[str, Any]] = []
-        images: list[dict[str, Any]] = []
-        tokens = 0
-        notes = []
-        lang = page.settings.ingest.ocr_lang
+        figs = []
         for k, fig in enumerate(_figures(page)):
             bbox = [float(v) for v in fig["bbox"]]
             clip = m.Rect(bbox) & page.page.rect
             if clip.is_empty:
                 continue
             pix = page.page.get_pixmap(dpi=DPI, clip=clip, colorspace=m.csGRAY)
-            key = _figure_key(page.page, bbox, f"figure:p{page.page_num}.{k + 1}")
-            found = merge_stacked(
-                ocr_lines(pixmap_to_pil(pix), 72.0 / DPI, (clip.x0, clip.y0), lang=lang, psm=3, min_conf=60, split_gap=1.5)
-            )
+            figs.append((fig, clip, pix, _figure_key(page.page, bbox, f"figure:p{page.page_num}.{k + 1}")))
+        per_fig = read_figures([(clip, pix) for _, clip, pix, _ in figs], page.settings.ingest.ocr_lang)
+        lines: list[dict[str, Any]] = []
+        images: list[dict[str, Any]] = []
+        tokens = 0
+        notes = []
+        for (fig, clip, pix, key), found in zip(figs, per_fig):
             for row in found:
                 row.update(kind="figure_text", object_key=key, column="single")
             lines.extend(found)
@@ -147,3 +144,39 @@ class FigureOCRMethod:
             notes.append(f"{key}: {len(found)} labels")
         return MethodResult(lines=number_lines(lines, page.doc_id, page.page_num, METHOD), images=images,
                             tokens=tokens, notes=notes or ["no figure image"])
+
+
+def read_figures(figs: list[tuple[Any, Any]], lang: str) -> list[list[dict[str, Any]]]:
+    """OCR lines per figure (clip, pixmap), in page points.
+
+    A page's figures are stacked on one white sheet and read by one Tesseract call: starting
+    Tesseract (loading its model) costs about as much as reading a small figure.
+    """
+    from PIL import Image
+
+    if not figs:
+        return []
+    pils = [pixmap_to_pil(pix) for _, pix in figs]
+    gap = 60
+    sheet = Image.new("L", (max(p.width for p in pils), sum(p.height for p in pils) + gap * (len(pils) - 1)), 255)
+    tops = []
+    y = 0
+    for p in pils:
+        sheet.paste(p, (0, y))
+        tops.append(y)
+        y += p.height + gap
+    raw = ocr_lines(sheet, 1.0, lang=lang, psm=3, min_conf=60, split_gap=1.5)
+    scale = 72.0 / DPI
+    out: list[list[dict[str, Any]]] = [[] for _ in figs]
+    for row in raw:
+        cy = (row["y0"] + row["y1"]) / 2
+        k = max(i for i, top in enumerate(tops) if top <= cy)
+        clip = figs[k][0]
+        if cy > tops[k] + pils[k].height:
+            continue  # in the gap: noise
+        row = dict(row)
+        row["x0"], row["x1"] = clip.x0 + row["x0"] * scale, clip.x0 + row["x1"] * scale
+        row["y0"], row["y1"] = clip.y0 + (row["y0"] - tops[k]) * scale, clip.y0 + (row["y1"] - tops[k]) * scale
+        row["font_size"] = round(row["y1"] - row["y0"], 2)
+        out[k].append(row)
+    return [merge_stacked(rows) for rows in out]

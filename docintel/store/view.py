@@ -6,7 +6,8 @@ Each page_df row says how its parse combines with the others (``coverage``):
   replace the baseline's. The baseline methods (``pymupdf``, ``tesseract``) are ``page`` too.
 - ``region``: the method re-read regions (a table); inside the bounding box of each of its
   objects (``object_key``) the baseline lines are replaced by its rows, elsewhere the base stays.
-- ``addition``: the method found text the base does not have (figure labels); its lines are added.
+- ``addition``: the method found text the base does not have (figure labels); its lines are added,
+  per object, before the first base line that starts below the object's top.
 
 Failed parses (``error`` set) are ignored. Every returned line keeps its ``parsing_method``.
 """
@@ -77,6 +78,18 @@ def _combine_page(page_lines: pd.DataFrame, methods: pd.DataFrame) -> pd.DataFra
             else:
                 base = pd.concat([base, ordered])
     for r in rows:
-        if _coverage(r) == "addition":
-            base = pd.concat([base, by_method[r["parsing_method"]].sort_values("line_num")])
+        if _coverage(r) != "addition":
+            continue
+        added = by_method[r["parsing_method"]]
+        for _, obj in added.groupby(added["object_key"].fillna(""), sort=False):
+            # an object's added lines go where the object sits: before the first line below its top
+            base = base.reset_index(drop=True)
+            top = obj["y0"].min()
+            below = (base["y0"] > top).to_numpy() & (base["parsing_method"] != r["parsing_method"]).to_numpy()
+            ordered = obj.sort_values("line_num")
+            if below.any():
+                at = int(below.argmax())
+                base = pd.concat([base.iloc[:at], ordered, base.iloc[at:]])
+            else:
+                base = pd.concat([base, ordered])
     return base.reset_index(drop=True)

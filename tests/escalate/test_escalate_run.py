@@ -188,3 +188,27 @@ def test_rotated_skew_scan_comes_out_upright(tmp_path, shared_corpora):
     recall = sum((Counter(got) & Counter(ref)).values()) / len(ref)
     assert recall >= 0.9, recall
     assert view["confidence"].mean() > 80
+
+
+def test_view_places_figure_labels_at_the_figure():
+    import pandas as pd
+
+    from docintel.store.view import combine
+
+    def line(n, text, y, method="pymupdf", **kw):
+        return dict(doc_id="d", page_num=3, line_num=n, text=text, x0=10.0, x1=300.0, y0=y, y1=y + 8,
+                    kind=kw.pop("kind", "text"), parsing_method=method, **kw)
+
+    lines = pd.DataFrame([
+        line(1, "text above the figure", 50),
+        line(2, "Figure 1: caption", 400),
+        line(3, "text below", 420),
+        line(1, "Multi-Head Attention", 120, method="figure_ocr", kind="figure_text", object_key="figure:1"),
+        line(2, "Add & Norm", 100, method="figure_ocr", kind="figure_text", object_key="figure:1"),
+    ])
+    pages = pd.DataFrame([
+        {"page_num": 3, "parsing_method": "pymupdf", "coverage": "page", "error": None},
+        {"page_num": 3, "parsing_method": "figure_ocr", "coverage": "addition", "error": None},
+    ])
+    view = combine(lines, pages)
+    assert list(view["text"]) == ["text above the figure", "Multi-Head Attention", "Add & Norm", "Figure 1: caption", "text below"]

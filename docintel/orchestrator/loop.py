@@ -134,6 +134,21 @@ def answer(question: str, settings: Settings) -> AskResult:
         if ref_passages:  # the named target is the source: keyword pages would only add noise
             trace["retrieval"]["dropped_for_question_pointer"] = [p.passage_id for p in passages]
             passages = []
+        else:  # the question names a part the corpus does not hold: say so, invent nothing
+            missing = [r for r in resolved if r.status == RefStatus.unresolved]
+            if missing:
+                names = ", ".join(repr(r.raw_text) for r in missing)
+                result = AskResult(
+                    question=question,
+                    answer=(f"Not found: the selected documents hold no {names} "
+                            "(looked up in the TOC, the object registry, links and captions)."),
+                    answer_completeness=Completeness.partial, verdict=Verdict.give_up_partial,
+                    pending_references=[PendingReference(raw_text=r.raw_text, ref_type=r.ref_type, ref_target=r.ref_target,
+                                                         sub_selector=r.sub_selector) for r in missing],
+                    resolved_references=resolved, passes=0, generator=generator.name,
+                )
+                trace["verdict"] = {"decision": "give_up_partial", "why": "pointer named in the question not in the corpus"}
+                return _finish(result, trace, clock, ask.trace)
         trace["question_pointers"] = {"steps": list(resolver_steps), "ms": clock.lap()}
         resolver_steps.clear()
 

@@ -30,7 +30,7 @@ STOP_WORDS = frozenset(
 # words that say something about the answer's shape but carry no topic
 _SHAPE_WORDS = frozenset("similar similarly different differ differs better worse same versus vs".split())
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-']*[A-Za-z0-9]|[A-Za-z]|\d+(?:[.,]\d+)*%?")
+_TOKEN = re.compile(r"[^\W\d_][\w\-']*[^\W_]|[^\W\d_]|\d+(?:[.,]\d+)*%?")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*%?$")
 _DOC_HINT = re.compile(
     r"(?i)\b(?:in|from|of|per)\s+(?:the\s+)?(?P<name>[A-Za-z0-9][\w\-./ ]{1,60}?)\s+"

@@ -36,7 +36,7 @@ def fts_query(parsed: ParsedQuestion) -> str:
     """An FTS5 MATCH expression: any keyword, plus each multi-word term as a phrase."""
     parts: list[str] = []
     for t in parsed.keywords + parsed.terms:
-        words = re.findall(r"[A-Za-z0-9]+", t)
+        words = re.findall(r"[^\W_]+", t)
         if not words:
             continue
         q = '"' + " ".join(words) + '"'
@@ -131,7 +131,7 @@ def _idf(conn: sqlite3.Connection, parsed: ParsedQuestion) -> dict[str, float]:
     n = conn.execute("SELECT count(*) FROM pages").fetchone()[0] or 1
     out = {}
     for k in parsed.keywords:
-        words = re.findall(r"[A-Za-z0-9]+", k)
+        words = re.findall(r"[^\W_]+", k)
         if not words:
             continue
         df = conn.execute("SELECT count(*) FROM page_fts WHERE page_fts MATCH ?", ['"' + " ".join(words) + '"']).fetchone()[0]

@@ -84,3 +84,18 @@ def test_trace_records_every_pass(policy_store, tmp_path):
     assert data["passes"][0]["resolver"][0]["steps"][-1]["result"] == "hit"
     assert data["passes"][1]["generator_input"]["passages"][-1]["note"].startswith("pulled in because of")
     assert data["total_ms"] > 0
+
+
+def test_question_naming_a_missing_part(policy_store):
+    out = ask(policy_store, "What does Section 99 say about hail?")
+    assert out["answer"].startswith("Not found") and "Section 99" in out["answer"]
+    assert out["answer_completeness"] == "partial" and out["verdict"] == "give_up_partial"
+    assert [p["raw_text"] for p in out["pending_references"]] == ["Section 99"]
+    assert out["citations"] == []
+
+
+def test_stop_words_only_and_odd_input(policy_store):
+    out = ask(policy_store, "What is it?")
+    assert out["answer"].startswith("Not found") and out["answer_completeness"] == "partial"
+    out = ask(policy_store, '"; DROP TABLE pages; -- OR * NEAR(')  # FTS syntax is never passed through
+    assert out["answer_completeness"] == "partial"

@@ -24,6 +24,10 @@ _ACTION_INLINE = re.compile(r"/A\s*<<(.*?)>>", re.S)
 _ACTION_REF = re.compile(r"/A\s+(\d+)\s+0\s+R")
 _ACTION_DEST = re.compile(r"/D\s*" + _DEST_VALUE)
 _ACTION_KIND = re.compile(r"/S\s*/(\w+)")
+_ANNOTS = re.compile(r"/Annots\s*(\[[^\]]*\]|\d+\s+0\s+R)")
+_ROTATE = re.compile(r"/Rotate\s*(-?\d+(?:\.\d*)?)")
+_MEDIABOX = re.compile(r"/MediaBox\s*\[([^\]]*)\]")
+_PARENT = re.compile(r"/Parent\s+(\d+)\s+0\s+R")
 
 
 class _Unusual(Exception):
@@ -39,24 +43,31 @@ class RawLink:
 
 
 class LinkReader:
-    """Reads internal links page by page; caches page geometry."""
+    """Reads internal links page by page; caches page objects and geometry."""
 
     def __init__(self, doc: Any):
         self.doc = doc
         self.n = doc.page_count
-        self.xref_to_page = {doc.page_xref(p): p for p in range(self.n)}
+        self.page_xrefs = [doc.page_xref(p) for p in range(self.n)]
+        self.xref_to_page = {x: p for p, x in enumerate(self.page_xrefs)}
+        self._page_obj: dict[int, str] = {}
         self._flip: dict[int, tuple[float, float] | None] = {}
+        self._parent_rot: dict[int, bool] = {}
         self._names: dict[str, tuple[int, float | None, str | None] | None] = {}
+
+    def page_object(self, pno: int) -> str:
+        obj = self._page_obj.get(pno)
+        if obj is None:
+            obj = self._page_obj[pno] = self.doc.xref_object(self.page_xrefs[pno], compressed=True)
+        return obj
 
     def pages_with_annots(self) -> list[int]:
         out = []
         for pno in range(self.n):
             try:
-                kind, _ = self.doc.xref_get_key(self.doc.page_xref(pno), "Annots")
+                if _ANNOTS.search(self.page_object(pno)):
+                    out.append(pno)
             except Exception:
-                out.append(pno)
-                continue
-            if kind != "null":
                 out.append(pno)
         return out
 
@@ -64,9 +75,7 @@ class LinkReader:
         """Internal links of page ``pno`` (0-based)."""
         try:
             return self._raw_links(pno)
-        except _Unusual:
-            return self._pymupdf_links(pno, internal_kinds)
-        except Exception:
+        except Exception:  # _Unusual or a surprise in the objects: PyMuPDF's reader
             return self._pymupdf_links(pno, internal_kinds)
 
     # -- the fast path -------------------------------------------------------------------
@@ -77,34 +86,37 @@ class LinkReader:
             if g is None:
                 raise _Unusual
             return g
-        doc = self.doc
-        xref = doc.page_xref(pno)
+        obj = self.page_object(pno)
         g: tuple[float, float] | None = None
-        rot = doc.xref_get_key(xref, "Rotate")
-        mb = doc.xref_get_key(xref, "MediaBox")
-        if (rot[0] == "null" or rot[1] in ("0", "0.0")) and mb[0] == "array" and not self._inherits_rotation(xref):
-            vals = [float(v) for v in re.findall(_NUM, mb[1])]
+        rot = _ROTATE.search(obj)
+        mb = _MEDIABOX.search(obj)
+        if (rot is None or float(rot.group(1)) == 0) and mb is not None and not self._inherits_rotation(obj):
+            vals = [float(v) for v in re.findall(_NUM, mb.group(1))]
             if len(vals) == 4:
-                cb = doc.page_cropbox(pno)
+                cb = self.doc.page_cropbox(pno)
                 g = (float(cb.x0), max(vals[1], vals[3]) - float(cb.y0))
         self._flip[pno] = g
         if g is None:
             raise _Unusual
         return g
 
-    def _inherits_rotation(self, xref: int) -> bool:
-        parent = self.doc.xref_get_key(xref, "Parent")
-        if parent[0] != "xref":
+    def _inherits_rotation(self, page_obj: str) -> bool:
+        m = _PARENT.search(page_obj)
+        if not m:
             return False
-        rot = self.doc.xref_get_key(int(parent[1].split()[0]), "Rotate")
-        return rot[0] != "null" and rot[1] not in ("0", "0.0")
+        parent = int(m.group(1))
+        if parent not in self._parent_rot:
+            rot = _ROTATE.search(self.doc.xref_object(parent, compressed=True))
+            self._parent_rot[parent] = rot is not None and float(rot.group(1)) != 0
+        return self._parent_rot[parent]
 
     def _raw_links(self, pno: int) -> list[RawLink]:
         doc = self.doc
-        kind, value = doc.xref_get_key(doc.page_xref(pno), "Annots")
-        if kind == "null":
+        m = _ANNOTS.search(self.page_object(pno))
+        if not m:
             return []
-        if kind == "xref":
+        value = m.group(1)
+        if not value.startswith("["):
             value = doc.xref_object(int(value.split()[0]), compressed=True)
         out: list[RawLink] = []
         shift, flip = None, None

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from docintel.parsing.structure.lines import LEADER_LINE, Lines
+from docintel.parsing.structure.lines import Lines, has_leader
 from docintel.parsing.structure.numbering import number_depth
 from docintel.parsing.structure.outline import id_from_text
 
@@ -86,7 +86,7 @@ def contents_entries(
     raw = []
     for i in np.flatnonzero(on_contents).tolist():
         t = logical.text[i]
-        if not (int(logical.page[i]) in contents or LEADER_LINE.search(t)):
+        if not (int(logical.page[i]) in contents or has_leader(t)):
             continue
         parsed = parse_entry(t)
         if parsed is None:

@@ -27,9 +27,6 @@ _BARE_LABEL = re.compile(
     r"|(?:table|figure|fig\.|exhibit|appendix|annex|schedule)\s+[\w.\-]{1,6}[.:]?)",
     re.IGNORECASE,
 )
-_LEADER = r"(?:\.\s?){4,}|…{2,}|(?:_\s?){6,}"
-LEADER_LINE = re.compile(rf"(?:{_LEADER})\s*(?:[ivxlcdmIVXLCDM]{{1,6}}|[A-Z]{{0,2}}-?\d{{1,4}})?\s*$")
-_LEADER_HINTS = ("....", ". . . .", "……", "______", "_ _ _ _")
 _PAGE_NUMBER = re.compile(r"(?:page\s+)?(?:[ivxlcdm]{1,6}|[A-Z]?-?\d{1,4})(?:\s+of\s+\d+)?", re.IGNORECASE)
 _CONTENTS_TITLE = re.compile(
     r"(?:table of )?contents|list of (?:tables|figures|exhibits|appendices|illustrations)", re.IGNORECASE
@@ -175,9 +172,13 @@ class Lines:
             float(b[:, 3].max()),
         ]
 
-    def index_of(self) -> dict[tuple[int, int], int]:
-        """(page_num, line_num) -> row index."""
-        return {(int(p), int(ln)): i for i, (p, ln) in enumerate(zip(self.page.tolist(), self.line_num.tolist()))}
+    def find(self, page: int, line_num: int) -> int | None:
+        """Row index of (page_num, line_num), or None."""
+        sl = self.page_slice(page)
+        k = int(np.searchsorted(self.line_num[sl], line_num))
+        if k < sl.stop - sl.start and int(self.line_num[sl.start + k]) == line_num:
+            return sl.start + k
+        return None
 
 
 def body_style(lines: Lines) -> BodyStyle:
@@ -188,10 +189,8 @@ def body_style(lines: Lines) -> BodyStyle:
     size = np.round(lines.size * 2) / 2
     sizes, inv = np.unique(size, return_inverse=True)
     best_size = float(sizes[int(np.bincount(inv, weights=n).argmax())])
-    fonts: Counter[str] = Counter()
-    for f, k in zip(lines.font, n.tolist()):
-        fonts[f] += k
-    return BodyStyle(best_size, fonts.most_common(1)[0][0])
+    fonts, finv = np.unique(np.asarray(lines.font, dtype=object), return_inverse=True)
+    return BodyStyle(best_size, str(fonts[int(np.bincount(finv, weights=n).argmax())]))
 
 
 def logical_lines(lines: Lines) -> Lines:
@@ -226,34 +225,52 @@ def logical_lines(lines: Lines) -> Lines:
             same[i + 1] = True
     if not same.any():
         return lines
-    text = list(lines.text)
-    box = lines.box.copy()
-    line_end = lines.line_end.copy()
-    bold = lines.bold.copy()
-    size = lines.size.copy()
-    head = 0
-    for i in np.flatnonzero(same | np.r_[same[1:], False]).tolist():
-        if not same[i]:
-            head = i
-            continue
-        text[head] = text[head] + " " + text[i]
-        box[head, 2] = max(box[head, 2], box[i, 2])
-        box[head, 3] = max(box[head, 3], box[i, 3])
-        line_end[head] = lines.line_num[i]
-        bold[head] = bold[head] or bold[i]
-        size[head] = max(size[head], size[i])
-    keep = np.flatnonzero(~same)
-    out = Lines(text, lines.font, lines.page, lines.line_num, line_end, lines.block, lines.block_line, box, size, bold)
-    return out.take(keep)
+    starts = np.flatnonzero(~same)
+    ends = np.r_[starts[1:], n]
+    text = lines.text
+    joined = [
+        text[a] if b - a == 1 else " ".join(text[a:b]) for a, b in zip(starts.tolist(), ends.tolist())
+    ]
+    box = lines.box[starts].copy()
+    box[:, 2] = np.maximum.reduceat(lines.box[:, 2], starts)
+    box[:, 3] = np.maximum.reduceat(lines.box[:, 3], starts)
+    return Lines(
+        joined,
+        [lines.font[i] for i in starts.tolist()],
+        lines.page[starts],
+        lines.line_num[starts],
+        lines.line_num[ends - 1],
+        lines.block[starts],
+        lines.block_line[starts],
+        box,
+        np.maximum.reduceat(lines.size, starts),
+        np.logical_or.reduceat(lines.bold, starts),
+    )
+
+
+_TRAIL_LABEL = re.compile(r"(?:[ivxlcdmIVXLCDM]{1,6}|[A-Z]{0,2}-?\d{1,4})$")
+_LEADER_TAIL = re.compile(r"(?:(?:\.\s?){4}|…{2}|(?:_\s?){6})$")
+
+
+def has_leader(text: str) -> bool:
+    """Dotted (or underscored) leaders at the end of a line, before an optional page label.
+
+    Written without a search over the whole line: forms are full of long "______" runs, on
+    which a backtracking regular expression is quadratic."""
+    if not ("...." in text or ". . . ." in text or "……" in text or "____" in text or "_ _ _ _" in text):
+        return False
+    s = text.rstrip()
+    m = _TRAIL_LABEL.search(s[-8:])
+    if m:
+        s = s[: len(s) - (len(s[-8:]) - m.start())].rstrip()
+    tail = _LEADER_TAIL.search(s[-14:])
+    # "Name ________" without a page label is a form field, not a contents entry
+    return bool(tail) and (m is not None or "_" not in tail.group())
 
 
 def leader_mask(lines: Lines) -> np.ndarray:
     """True for lines with dotted leaders (contents / list-of-tables entries)."""
-    out = np.zeros(len(lines), dtype=bool)
-    for i, t in enumerate(lines.text):
-        if any(h in t for h in _LEADER_HINTS) and LEADER_LINE.search(t):
-            out[i] = True
-    return out
+    return np.fromiter((has_leader(t) for t in lines.text), dtype=bool, count=len(lines))
 
 
 def furniture_mask(lines: Lines, n_pages: int) -> np.ndarray:

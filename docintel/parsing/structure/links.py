@@ -11,6 +11,7 @@ or, when the text says nothing, from a LaTeX/hyperref destination name ("cite.x"
 from __future__ import annotations
 
 import re
+from itertools import accumulate, repeat
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -77,20 +78,16 @@ def anchor_words(words: Sequence[tuple], rect: Any, boxes: np.ndarray | None = N
 # place a word inside its line to within a character or two
 _WIDTH = {**{c: 260 for c in "il.,:;'|!jI"}, **{c: 320 for c in "ftr()[]-/ "}, **{c: 850 for c in "mwMW"},
           **{c: 680 for c in "ABCDEFGHJKLNOPQRSTUVXYZ"}, **{c: 556 for c in "0123456789"}}
-_WIDTHS = np.full(256, 520.0)
-for _c, _w in _WIDTH.items():
-    _WIDTHS[ord(_c)] = _w
+_WIDTH_OF = _WIDTH.get
 _LABEL_WORD = re.compile(r"^\(?(?:table|tables|tab\.|figure|figures|fig\.|figs\.|appendix|appendices|annex|schedule|exhibit|section|sections|sec\.|§|chapter|eq\.|equation)$", re.IGNORECASE)
 _WORD = re.compile(r"\S+")
 
 
 def word_spans(text: str, x0: float, x1: float) -> list[tuple[str, float, float]]:
     """(word, estimated x0, estimated x1) for the words of a line spanning [x0, x1]."""
-    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    cum = np.concatenate(([0.0], np.cumsum(_WIDTHS[np.minimum(codes, 255)])))
+    cum = list(accumulate(map(_WIDTH_OF, text, repeat(520)), initial=0))
     scale = (x1 - x0) / cum[-1] if cum[-1] else 0.0
-    pos = (x0 + cum * scale).tolist()
-    return [(m.group(), pos[m.start()], pos[m.end()]) for m in _WORD.finditer(text)]
+    return [(m.group(), x0 + cum[m.start()] * scale, x0 + cum[m.end()] * scale) for m in _WORD.finditer(text)]
 
 
 class PageText:

@@ -128,13 +128,12 @@ _APPENDIX_KINDS = {"appendix": "appendix", "annex": "annex", "schedule": "schedu
 def appendix_rows(toc_rows: Iterable[dict[str, Any]], logical: Lines) -> list[dict[str, Any]]:
     """Appendix / annex / schedule / exhibit objects from TOC entries of those kinds."""
     out = []
-    index = logical.index_of()
     for r in toc_rows:
         otype = _APPENDIX_KINDS.get(r.get("kind") or "")
         if otype is None or r["toc_id"].startswith("#") or r["page_start"] is None:
             continue
         bbox, line_end, caption = None, r.get("line_num"), r["title"]
-        k = index.get((r["page_start"], r["line_num"])) if r.get("line_num") is not None else None
+        k = logical.find(r["page_start"], r["line_num"]) if r.get("line_num") is not None else None
         if k is not None:
             bbox = [float(v) for v in logical.box[k]]
             line_end = int(logical.line_end[k])

@@ -66,10 +66,10 @@ def id_from_text(text: str) -> tuple[str | None, str, str | None]:
     return None, text, None
 
 
-def match_heading_line(title: str, page_lines: Sequence[tuple[str, int, float]], y: float | None) -> dict[str, Any] | None:
+def match_heading_line(title: str, page_lines: Sequence[tuple], y: float | None) -> dict[str, Any] | None:
     """The line on the page that shows the outline title, preferring the one nearest ``y``.
 
-    ``page_lines``: (text, line_num, y0) of the page's logical lines (lines.logical_lines). A
+    ``page_lines``: (text, line_num, y0[, norm(text)]) of the page's logical lines. A
     match is equal text, the title behind a number ("3.5 " + title), or, for a heading wrapped
     over two lines, a long enough prefix of the title.
     """
@@ -79,8 +79,9 @@ def match_heading_line(title: str, page_lines: Sequence[tuple[str, int, float]],
     if not key:
         return None
     best, best_score = None, None
-    for text, line_num, y0 in page_lines:
-        t = norm(text)
+    for row in page_lines:
+        text, line_num, y0 = row[0], row[1], row[2]
+        t = row[3] if len(row) > 3 else norm(text)
         if not t or len(t) > 3 * len(key) + 20:
             continue
         if key not in t and bare_key not in t and not (len(t) >= 8 and (key.startswith(t) or t[:8] in key)):
@@ -112,7 +113,8 @@ def outline_entries(raw: Sequence[dict[str, Any]], logical: Lines, usable: np.nd
         rows = []
         for i in range(sl.start, sl.stop):
             if (usable is None or usable[i]) and len(logical.text[i]) < 300:
-                rows.append((logical.text[i], int(logical.line_num[i]), float(logical.box[i, 1])))
+                t = logical.text[i]
+                rows.append((t, int(logical.line_num[i]), float(logical.box[i, 1]), norm(t)))
         by_page[p] = rows
     entries: list[dict[str, Any]] = []
     for item in raw:

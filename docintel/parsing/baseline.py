@@ -39,14 +39,26 @@ def extract_page(page: Any, doc_id: str, page_num: int, flags: int | None = None
         if block.get("type", 0) != 0:
             continue
         for block_line, line in enumerate(block["lines"]):
-            spans = [s for s in line["spans"] if s["text"]]
-            text = "".join(s["text"] for s in spans).strip()
-            if not text:
-                continue
-            weights = [len(s["text"].strip()) or 1 for s in spans]
-            total = sum(weights)
-            main = max(zip(weights, range(len(spans))))[1]
-            bold_chars = sum(w for w, s in zip(weights, spans) if s["flags"] & _BOLD or "bold" in s["font"].lower())
+            spans = line["spans"]
+            if len(spans) == 1:  # the common case, without the weighting below
+                span = spans[0]
+                text = span["text"].strip()
+                if not text:
+                    continue
+                font = span["font"]
+                bold = bool(span["flags"] & _BOLD) or "bold" in font.lower()
+                size = span["size"]
+            else:
+                spans = [s for s in spans if s["text"]]
+                text = "".join(s["text"] for s in spans).strip()
+                if not text:
+                    continue
+                weights = [len(s["text"].strip()) or 1 for s in spans]
+                main = max(zip(weights, range(len(spans))))[1]
+                bold_chars = sum(w for w, s in zip(weights, spans) if s["flags"] & _BOLD or "bold" in s["font"].lower())
+                bold = bold_chars * 2 > sum(weights)
+                font = spans[main]["font"]
+                size = max(s["size"] for s in spans)
             x0, y0, x1, y1 = line["bbox"]
             rows.append(
                 {
@@ -60,9 +72,9 @@ def extract_page(page: Any, doc_id: str, page_num: int, flags: int | None = None
                     "y1": y1,
                     "block_num": block["number"],
                     "block_line": block_line,
-                    "font_size": round(max(s["size"] for s in spans), 2),
-                    "bold": bold_chars * 2 > total,
-                    "font": spans[main]["font"],
+                    "font_size": round(size, 2),
+                    "bold": bold,
+                    "font": font,
                     "kind": "text",
                     "parsing_method": METHOD,
                 }

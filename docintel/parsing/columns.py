@@ -17,6 +17,7 @@ are ``col1``..``colN``; lines that cross a gutter and pages without one are ``si
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any, Sequence
 
 _BIN = 2.0  # points per histogram bin
@@ -96,10 +97,11 @@ def find_gutters(
     if len(voters) < 2 * _MIN_LINES:
         return []
     nbins = max(1, int(width / _BIN) + 1)
-    cover = [0] * nbins
+    delta = [0] * (nbins + 1)  # difference array: +1 where a line starts, -1 after it ends
     for a, b, _ in voters:
-        for i in range(int((a - left) / _BIN), min(nbins, int((b - left) / _BIN) + 1)):
-            cover[i] += 1
+        delta[int((a - left) / _BIN)] += 1
+        delta[min(nbins, int((b - left) / _BIN) + 1)] -= 1
+    cover = list(accumulate(delta[:nbins]))
     allowed = max(1, int(0.1 * len(voters)))  # a few stray lines may cross a gutter
     candidates: list[tuple[float, float]] = []
     i = 0

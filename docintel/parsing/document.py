@@ -45,6 +45,15 @@ class ParsedDocument:
     seconds: float = 0.0
 
 
+def worker_init() -> None:
+    """Ingest pool initializer: one core per worker (parallelism comes from the processes)."""
+    import os
+
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    pa.set_cpu_count(1)
+    pa.set_io_thread_count(1)
+
+
 def is_scanner_output(producer: str | None, creator: str | None) -> bool:
     return bool(_SCANNER.search(f"{producer or ''} {creator or ''}"))
 

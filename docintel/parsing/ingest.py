@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -54,17 +54,6 @@ def parse_file(path: str, doc_id: str, sha256: str, ocr_dpi: int, ocr_lang: str)
     from docintel.parsing.document import parse_document
 
     return parse_document(path, doc_id, sha256, ocr_dpi=ocr_dpi, ocr_lang=ocr_lang)
-
-
-def _worker_init() -> None:
-    """One core per worker: parallelism comes from the processes, not from library threads."""
-    import os
-
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-    import pyarrow
-
-    pyarrow.set_cpu_count(1)
-    pyarrow.set_io_thread_count(1)
 
 
 def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progress | None = None) -> IngestReport:
@@ -120,31 +109,58 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
 
 
 def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, ocr_lang: str) -> Iterable[tuple[Path, str, str, object]]:
-    """Yield (path, doc_id, sha, ParsedDocument | Exception) as documents finish."""
+    """Yield (path, doc_id, sha, ParsedDocument | Exception) as documents finish.
+
+    With N workers, N - 1 spawned processes take the biggest files first while this process
+    (otherwise idle between writes) parses the smallest ones: one process start-up fewer.
+    """
+    def here(path: Path, doc_id: str, sha: str) -> object:
+        try:
+            return parse_file(str(path), doc_id, sha, ocr_dpi, ocr_lang)
+        except Exception as e:
+            return e
+
     if workers <= 1 or len(todo) <= 1:
         for path, doc_id, sha in todo:
-            try:
-                outcome: object = parse_file(str(path), doc_id, sha, ocr_dpi, ocr_lang)
-            except Exception as e:
-                outcome = e
-            yield path, doc_id, sha, outcome
+            yield path, doc_id, sha, here(path, doc_id, sha)
         return
     import multiprocessing
+    from collections import deque
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from docintel.parsing.document import parse_document, worker_init
 
     # biggest files first so one large document does not finish last on its own
-    order = sorted(todo, key=lambda t: t[0].stat().st_size, reverse=True)
+    pending = deque(sorted(todo, key=lambda t: t[0].stat().st_size, reverse=True))
+    n_procs = min(workers - 1, len(todo) - 1)
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx, initializer=_worker_init) as pool:
-        futures: dict[Future, tuple[Path, str, str]] = {
-            pool.submit(parse_file, str(p), d, s, ocr_dpi, ocr_lang): (p, d, s) for p, d, s in order
-        }
-        for fut in as_completed(futures):
-            path, doc_id, sha = futures[fut]
-            try:
-                outcome = fut.result()
-            except Exception as e:  # includes BrokenProcessPool when a worker dies
-                outcome = e
-            yield path, doc_id, sha, outcome
+    with ProcessPoolExecutor(max_workers=n_procs, mp_context=ctx, initializer=worker_init) as pool:
+        futures: dict[Future, tuple[Path, str, str]] = {}
+
+        def fill() -> None:
+            while pending and len(futures) < n_procs + 1:  # one queued task per pool, no idle gap
+                p, d, s = pending.popleft()
+                futures[pool.submit(parse_document, str(p), d, s, ocr_dpi, ocr_lang)] = (p, d, s)
+
+        def harvest(done: Iterable[Future]) -> Iterable[tuple[Path, str, str, object]]:
+            for fut in done:
+                path, doc_id, sha = futures.pop(fut)
+                try:
+                    outcome: object = fut.result()
+                except Exception as e:  # includes BrokenProcessPool when a worker dies
+                    outcome = e
+                yield path, doc_id, sha, outcome
+
+        fill()
+        while futures or pending:
+            yield from harvest([f for f in list(futures) if f.done()])
+            fill()
+            if pending:
+                path, doc_id, sha = pending.pop()  # the smallest file left
+                yield path, doc_id, sha, here(path, doc_id, sha)
+            elif futures:
+                done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+                yield from harvest(done)
 
 
 def _store_result(store, path: Path, doc_id: str, sha: str, outcome: object) -> FileResult:

@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
             return print_json(rows)
         cols = [("doc_id", "doc_id"), ("file", "file_name"), ("pages", "n_pages"), ("ocr", "n_ocr_pages"),
                 ("baseline", "baseline_method"), ("producer", "producer")]
-        out_console.print(_table("documents", cols, rows))
+        _console().print(_table("documents", cols, rows))
 
     @app.command("pages")
     def pages(doc: str = typer.Argument(..., help="doc_id or file name."), store: Optional[Path] = StoreOpt,
@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
             r["esc"] = "yes" if r.get("escalate") else ""
         cols = [("page", "page_num"), ("label", "page_label"), ("method", "parsing_method"), ("chars", "char_count"),
                 ("lines", "n_lines"), ("imgs", "image_count"), ("cols", "n_columns"), ("esc", "esc"), ("reasons", "reasons")]
-        out_console.print(_table(f"{data['file_name']} ({data['doc_id']})", cols, data["pages"]))
+        _console().print(_table(f"{data['file_name']} ({data['doc_id']})", cols, data["pages"]))
 
     @app.command("toc")
     def toc(doc: str = typer.Argument(..., help="doc_id or file name."), store: Optional[Path] = StoreOpt,
@@ -57,7 +57,15 @@ def register(app: typer.Typer) -> None:
         for r in data["toc"]:
             r["title"] = "  " * max(0, (r.get("level") or 1) - 1) + str(r.get("title") or "")
         cols = [("id", "toc_id"), ("title", "title"), ("start", "page_start"), ("end", "page_end"), ("source", "source")]
-        out_console.print(_table(f"{data['file_name']} ({data['doc_id']})", cols, data["toc"]))
+        _console().print(_table(f"{data['file_name']} ({data['doc_id']})", cols, data["toc"]))
+
+
+def _console():
+    if out_console.is_terminal:
+        return out_console
+    from rich.console import Console
+
+    return Console(highlight=False, width=200)  # piped output: do not wrap at 80 columns
 
 
 def _table(title: str, cols: list[tuple[str, str]], rows: list[dict]):
@@ -65,8 +73,8 @@ def _table(title: str, cols: list[tuple[str, str]], rows: list[dict]):
     from rich.table import Table
 
     t = Table(title=title, title_justify="left")
-    for header, _ in cols:
-        t.add_column(header, overflow="fold")
+    for header, key in cols:
+        t.add_column(header, overflow="fold", no_wrap=key in ("doc_id", "file_name", "page_label"))
     for r in rows:
         t.add_row(*(escape("" if r.get(key) is None else str(r.get(key))) for _, key in cols))
     return t

@@ -115,8 +115,7 @@ def score_file(pdf: Path, csv_path: Path, page: int, area, header_rows: int) -> 
         got_body.extend(r.cells for r in t.rows)
     # the first table's header stands for the ground truth's header; later tables' headers are rows
     first_header = got_headers[0] if got_headers else []
-    rows_for_cols = gt_body
-    colmap = match_columns(rows_for_cols, got_body)
+    colmap = match_columns(gt_body, got_body)
     right = total = 0
     # header cells
     ncols = max(len(r) for r in gt)
@@ -129,10 +128,7 @@ def score_file(pdf: Path, csv_path: Path, page: int, area, header_rows: int) -> 
         if k < len(first_header) and contains_in_order(first_header[k], want):
             right += 1
     header_right = right
-    # body cells (later tables' headers may carry body rows of the stacked ground truth)
-    candidates = list(got_body)
-    for h in got_headers[1:]:
-        candidates.append(h)
+    # body cells
     pairs = align_rows(gt_body, got_body, colmap)
     matched = {i: j for i, j in pairs}
     misses = []

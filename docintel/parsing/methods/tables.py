@@ -163,7 +163,20 @@ def page_words(page: Any) -> list[Word]:
                     cur.append(ch)
                 if cur:
                     words.append(_word(cur, size, bold))
-    return _attach_scripts(words)
+    return _glue_touching(_attach_scripts(words))
+
+
+def _glue_touching(words: list[Word]) -> list[Word]:
+    """Words of one size on one baseline that touch are one word ("×" + "10^6" from two fonts)."""
+    out: list[Word] = []
+    for w in sorted(words, key=lambda w: (round(w.y1), w.x0)):
+        prev = out[-1] if out else None
+        if prev and abs(prev.y1 - w.y1) < 1.0 and abs(prev.size - w.size) < 0.5 and -0.5 <= w.x0 - prev.x1 <= 0.3:
+            prev.text += w.text
+            prev.x1 = max(prev.x1, w.x1)
+            continue
+        out.append(w)
+    return out
 
 
 def _word(chars: list[dict], size: float, bold: bool) -> Word:
@@ -177,7 +190,6 @@ def _word(chars: list[dict], size: float, bold: bool) -> Word:
 def _attach_scripts(words: list[Word]) -> list[Word]:
     """Glue a smaller word that touches the end of a bigger one: d + model -> d_model."""
     words = sorted(words, key=lambda w: (w.x0, w.y0))
-    big = [w for w in words]
     out: list[Word] = []
     small = []
     sizes = sorted(w.size for w in words)
@@ -187,7 +199,6 @@ def _attach_scripts(words: list[Word]) -> list[Word]:
             small.append(w)
         else:
             out.append(w)
-    del big
     for s in sorted(small, key=lambda w: w.x0):
         host = None
         for w in out:
@@ -604,8 +615,6 @@ def build_table(
 ) -> ExtractedTable | None:
     """The logical table inside ``region``, or None when it is not a table (< 2 columns / rows)."""
     inside = [w for w in words if region.x0 - 1 <= (w.x0 + w.x1) / 2 <= region.x1 + 1 and region.y0 - 1 <= w.cy <= region.y1 + 1]
-    if caption:
-        inside = [w for w in inside if not _in_caption(w, caption, words)]
     lines = group_lines(inside)
     if len(lines) < 2:
         return None
@@ -667,10 +676,6 @@ def build_table(
         return None
     hb = _bbox(header_lines) if header_lines else None
     return ExtractedTable(object_key, caption, tuple(region), headers, hb, rows, source)
-
-
-def _in_caption(w: Word, caption: str, words: list[Word]) -> bool:
-    return False
 
 
 def _band_rows(band: list[Line], cols: list[tuple[float, float]], cuts: tuple[list[float], list[float]], ruled: bool) -> list[TableRow]:

@@ -158,3 +158,57 @@ def test_tolerates_lines_without_style_columns_and_null_values():
         assert set(out["object_registry"].column("doc_id").to_pylist()) == {"d1"}
     finally:
         doc.close()
+
+
+def test_schedules_exhibits_and_a_single_stray_number(tmp_path):
+    m = pymupdf()
+    doc = m.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "32 Track Recorder", fontname="hebo", fontsize=16)  # product name, not a section
+    page.insert_text((72, 110), "Exhibit 2: Site map of the plant", fontname="helv", fontsize=10)
+    page = doc.new_page()
+    page.insert_text((72, 80), "Schedule B - Fees", fontname="hebo", fontsize=14)
+    page.insert_text((72, 110), "The fees are listed below.", fontname="helv", fontsize=10)
+    path = tmp_path / "sched.pdf"
+    doc.save(str(path))
+    doc.close()
+    from structure_pdfs import structure
+
+    t = structure(path)
+    assert list(t["toc_df"]["toc_id"]) == ["B"]
+    reg = t["object_registry"]
+    assert sorted(zip(reg["object_type"], reg["object_id"], reg["page_num"])) == [("exhibit", "2", 1), ("schedule", "B", 2)]
+
+
+@pytest.mark.parametrize("rotation", [0, 90])
+def test_link_reader_agrees_with_pymupdf(tmp_path, rotation):
+    """The object-level link reader gives PyMuPDF's rects and targets (rotated pages fall back)."""
+    from docintel.parsing.structure.annots import LinkReader
+
+    m = pymupdf()
+    doc = m.open()
+    for i in range(3):
+        page = doc.new_page()
+        page.insert_text((72, 100), f"See page {3 - i} for more.", fontname="helv", fontsize=11)
+    doc[0].set_cropbox(m.Rect(10, 20, 580, 800))
+    doc[0].insert_link({"kind": m.LINK_GOTO, "from": m.Rect(72, 90, 130, 104), "page": 2, "to": m.Point(50, 300)})
+    doc[1].insert_link({"kind": m.LINK_GOTO, "from": m.Rect(80, 90, 140, 104), "page": 0, "to": m.Point(72, 72)})
+    doc[1].insert_link({"kind": m.LINK_URI, "from": m.Rect(150, 90, 200, 104), "uri": "https://example.org"})
+    if rotation:
+        doc[1].set_rotation(rotation)
+    path = tmp_path / "links.pdf"
+    doc.save(str(path))
+    doc.close()
+    doc = m.open(str(path))
+    try:
+        reader = LinkReader(doc)
+        assert reader.pages_with_annots() == [0, 1]
+        for pno in (0, 1):
+            ours = reader.links(pno, {m.LINK_GOTO, m.LINK_NAMED})
+            theirs = [lk for lk in doc[pno].get_links() if lk["kind"] == m.LINK_GOTO]
+            assert len(ours) == len(theirs) == 1
+            assert ours[0].page == theirs[0]["page"]
+            assert ours[0].rect == pytest.approx(tuple(theirs[0]["from"]), abs=0.5)
+            assert ours[0].y == pytest.approx(theirs[0]["to"].y, abs=0.5)
+    finally:
+        doc.close()

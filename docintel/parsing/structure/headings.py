@@ -71,8 +71,7 @@ def heading_candidates(logical: Lines, skip: np.ndarray, body: BodyStyle) -> lis
         t = text[i]
         if len(t) > 160 or not _maybe_heading_start(t):
             continue
-        is_app = t.startswith(_APP_PREFIXES)
-        if not (distinct[i] or is_app):
+        if not distinct[i]:
             continue
         m = HEADING.match(t)
         if not m:
@@ -175,7 +174,11 @@ def sequence_headings(cands: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if not kept:
         return []
     order = increasing_subsequence([number_key(c["toc_id"]) for c in kept])
-    return [kept[i] for i in order]
+    seq = [kept[i] for i in order]
+    sections = [c for c in seq if c["kind"] == "section"]
+    if len(sections) == 1 and sections[0]["toc_id"] not in ("1", "A"):
+        seq.remove(sections[0])  # one stray "32 Track MIDI Sequence Recorder" is not an outline
+    return seq
 
 
 def unnumbered_candidates(logical: Lines, skip: np.ndarray, styles: set[tuple], body: BodyStyle) -> list[dict[str, Any]]:

@@ -21,12 +21,13 @@ from docintel.parsing.structure.numbering import (
     split_section_number,
 )
 
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_DROP = {c: None for c in range(128) if not chr(c).isalnum()}
+_DROP.update({ord(c): None for c in "\u00a0\u2013\u2014\u2019\u201c\u201d\u2022\u00b7\u2010\u2011"})
 
 
 def norm(text: str) -> str:
     """Lowercase letters and digits only: the key used to match titles with heading lines."""
-    return _NON_ALNUM.sub("", text.lower())
+    return text.lower().translate(_DROP)
 
 
 def read_outline(doc: Any) -> list[dict[str, Any]]:
@@ -125,6 +126,10 @@ def outline_entries(raw: Sequence[dict[str, Any]], logical: Lines, usable: np.nd
             hit = match_heading_line(item["title"], by_page[page], item["y"])
         if ident is None and hit is not None and hit["id"] is not None:
             ident, kind = hit["id"], hit["kind"]
+        if hit is not None and title.islower():  # "appendix a terms and definitions"
+            shown = id_from_text(hit["text"])[1]
+            if norm(shown) == norm(title):
+                title = shown
         entries.append(
             {
                 "toc_id": ident,

@@ -48,7 +48,14 @@ def fts_query(parsed: ParsedQuestion) -> str:
 def ensure_index(store: Store, doc_ids: list[str]) -> None:
     """Index documents a reader needs that were stored without an index update."""
     if not is_current(store, doc_ids):
-        update_index(store)
+        try:
+            update_index(store)
+        except (sqlite3.Error, OSError) as e:  # a read-only store: search what is indexed
+            import logging
+
+            logging.getLogger("docintel.retrieval").warning(
+                "page index of %s could not be brought up to date (%s); searching the existing index", store.root, e
+            )
 
 
 def search_pages(store: Store, parsed: ParsedQuestion, doc_ids: list[str], top_k: int = 1) -> list[PageHit]:

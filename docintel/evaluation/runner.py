@@ -111,9 +111,51 @@ def prepare_stores(files: Sequence[GoldenFile], settings: Settings, progress: Pr
     return out
 
 
-def _build_store(root: Path, paths: list[Path], settings: Settings, progress: Progress | None) -> None:
-    from docintel import api
+FINGERPRINT_FILE = "eval-fingerprint.json"
+_STORE_CODE = ("parsing", "retrieval", "schemas", "store")
+"""Packages whose code decides what an eval store holds (ask-time code is not cached)."""
 
+
+def code_fingerprint() -> str:
+    """Hash of the code that builds a store: ingest is incremental by file hash, so without this a
+    parser change would leave eval reading the old parse."""
+    import hashlib
+
+    import docintel
+
+    h = hashlib.sha256()
+    pkg = Path(docintel.__file__).parent
+    for sub in _STORE_CODE:
+        for f in sorted((pkg / sub).rglob("*.py")):
+            h.update(str(f.relative_to(pkg)).encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _reset_if_stale(root: Path) -> None:
+    """Drop eval's own store when the store-building code changed since it was built."""
+    import json
+    import shutil
+
+    stamp = root / FINGERPRINT_FILE
+    if not root.exists():
+        return
+    try:
+        built = json.loads(stamp.read_text()).get("code")
+    except (OSError, ValueError):
+        built = None
+    if built != code_fingerprint() and root.name == EVAL_STORE_DIR:
+        log.info("eval store %s was built by other parsing/retrieval code: rebuilding it", root)
+        shutil.rmtree(root)
+
+
+def _build_store(root: Path, paths: list[Path], settings: Settings, progress: Progress | None) -> None:
+    import json
+
+    from docintel import api
+    from docintel.store.atomic import write_bytes
+
+    _reset_if_stale(root)
     s = settings.model_copy(update={"store": root, "json_output": False, "quiet": True}, deep=True)
     s.ingest.force = False
     s.escalate.force = False
@@ -126,6 +168,7 @@ def _build_store(root: Path, paths: list[Path], settings: Settings, progress: Pr
             f"eval could not ingest {', '.join(failed)} into {root}; fix or drop them from the golden file"
         )
     api.escalate(s, docs=[p.name for p in paths], progress=progress)
+    write_bytes(root / FINGERPRINT_FILE, json.dumps({"code": code_fingerprint()}).encode())
 
 
 def _failed_inputs(report: object) -> list[str]:

@@ -188,3 +188,19 @@ def test_usage_error_in_ask_aborts_with_exit_2_naming_the_question(write_golden,
     res = runner.invoke(app, ["eval", str(write_golden()), "--store", str(tmp_path / "s")])
     assert res.exit_code == 2
     assert "golden.yaml: question positional: unknown document 'paper.pdf'" in res.stderr.replace("\n", "")
+
+
+def test_own_store_is_rebuilt_when_store_building_code_changes(write_golden, golden_text, tmp_path, patched, monkeypatch):
+    from docintel.evaluation import runner as eval_runner
+
+    (tmp_path / "paper.pdf").write_bytes(b"%PDF-1.4\n")
+    g = write_golden(golden_text.replace("documents: []", "documents: [paper.pdf]"))
+    root = tmp_path / ".docintel-eval"
+    run_eval([g], Settings.load(env={}), ask=patched)
+    (root / "marker").write_text("built by the old parser")
+    run_eval([g], Settings.load(env={}), ask=patched)
+    assert (root / "marker").exists()  # same code: incremental, nothing dropped
+    monkeypatch.setattr(eval_runner, "code_fingerprint", lambda: "changed")
+    run_eval([g], Settings.load(env={}), ask=patched)
+    assert not (root / "marker").exists() and (root / "eval-fingerprint.json").read_text() == '{"code": "changed"}'
+    assert [step[0] for step in patched.setup] == ["ingest", "escalate"] * 3

@@ -40,6 +40,10 @@ HEADING = re.compile(
 _APP_PREFIXES = tuple(w for word in _APP_WORDS.split("|") for w in (word.capitalize() + " ", word.upper() + " "))
 
 
+_SENTENCE_BREAK = re.compile(r"[a-z0-9]{2}[.!] +[A-Z]")
+_WORDISH = re.compile(r"[^\W\d_]{3}")
+
+
 def _style(lines: Lines, i: int) -> tuple[str, float, bool]:
     return (lines.font[i], round(float(lines.size[i]) * 2) / 2, bool(lines.bold[i]))
 
@@ -94,6 +98,10 @@ def heading_candidates(logical: Lines, skip: np.ndarray, body: BodyStyle) -> lis
             continue
         if title.endswith((",", ";")) or (len(title) > 90 and title.endswith(".")):
             continue
+        if _SENTENCE_BREAK.search(title):
+            continue  # "Student loan interest deduction. Subtract line 7": prose, not a title
+        if ". ." in title or "..." in title or not _WORDISH.search(title) or title.endswith((f" {ident}.", f" {ident}")):
+            continue  # form steps ("Subtract line 4 from line 3 . . 4.") and number rows
         if i + 1 < len(text) and _continues_title(logical, i, title):
             title = f"{title} {text[i + 1]}".strip()
         out.append(
@@ -176,8 +184,11 @@ def sequence_headings(cands: list[dict[str, Any]]) -> list[dict[str, Any]]:
     order = increasing_subsequence([number_key(c["toc_id"]) for c in kept])
     seq = [kept[i] for i in order]
     sections = [c for c in seq if c["kind"] == "section"]
-    if len(sections) == 1 and sections[0]["toc_id"] not in ("1", "A"):
-        seq.remove(sections[0])  # one stray "32 Track MIDI Sequence Recorder" is not an outline
+    flat = all("." not in c["toc_id"] for c in sections)
+    if sections and flat and not any(c["toc_id"] in ("0", "1", "A") for c in sections):
+        # "32 Track MIDI Sequence Recorder", numbered form steps: a flat run of numbers that
+        # never starts at 1 is not a document outline
+        seq = [c for c in seq if c["kind"] != "section"]
     return seq
 
 

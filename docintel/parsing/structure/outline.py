@@ -156,25 +156,43 @@ def _infer_missing_numbers(entries: list[dict[str, Any]]) -> None:
         return
     used = {e["toc_id"] for e in entries if e["toc_id"]}
     last_at_level: dict[int, str | None] = {}
-    for e in entries:
+    for k, e in enumerate(entries):
         lvl = e["outline_level"]
         for deeper in [k for k in last_at_level if k > lvl]:
             del last_at_level[deeper]
         if e["toc_id"] is None and not is_unnumbered_title(e["title"]):
             prev = last_at_level.get(lvl)
             parent = last_at_level.get(lvl - 1)
-            guess = None
-            if prev and prev[0].isdigit() and (lvl == 1 or (parent and prev.startswith(parent + "."))):
+            guess = _from_children(entries, k)
+            if guess is not None:
+                pass
+            elif prev and prev[0].isdigit() and (lvl == 1 or (parent and prev.startswith(parent + "."))):
                 head, _, tail = prev.rpartition(".")
                 guess = f"{head}.{int(tail) + 1}" if head else str(int(tail) + 1)
             elif prev is None and parent and parent[0].isdigit():
                 guess = f"{parent}.1"
             elif prev is None and lvl == 1 and not any(k < lvl for k in last_at_level):
                 guess = None  # the first top-level entry: no evidence
-            if guess and guess not in used and number_depth(guess) == (number_depth(parent) + 1 if parent else 1):
+            if guess and guess not in used and (
+                number_depth(guess) == (number_depth(parent) + 1 if parent else 1) or guess == _from_children(entries, k)
+            ):
                 e["toc_id"], e["kind"] = guess, "section"
                 used.add(guess)
         last_at_level[lvl] = e["toc_id"]
+
+
+def _from_children(entries: list[dict[str, Any]], k: int) -> str | None:
+    """The number the children imply: an entry whose first numbered child is "2.1" is "2"
+    ("CHAPTER TWO" headings spell their number out)."""
+    lvl = entries[k]["outline_level"]
+    for child in entries[k + 1 :]:
+        if child["outline_level"] <= lvl:
+            return None
+        ident = child["toc_id"]
+        if ident and child["kind"] == "section" and child["outline_level"] == lvl + 1:
+            parent = parent_number(ident)
+            return parent if parent and parent[0].isdigit() and number_depth(parent) <= lvl else None
+    return None
 
 
 def _assign_levels(entries: list[dict[str, Any]]) -> None:

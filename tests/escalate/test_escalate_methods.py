@@ -118,3 +118,19 @@ def test_every_method_returns_line_df_rows(name, synth_dir):
         assert r["kind"] in ("text", "table_row", "figure_text", "image")
         assert r["text"] and r["x0"] <= r["x1"] and r["y0"] <= r["y1"]
     assert [r["line_num"] for r in result.lines] == list(range(1, len(result.lines) + 1))
+
+
+def test_two_column_booktabs_tables_under_their_captions(shared_corpora):
+    """Regression: captions below booktabs tables in the right column of an ACL page were glued to
+    the left column's lines, and the first table's caption took the second table's rules."""
+    from synth_pages import page_input as pi
+
+    result = methods.get("pymupdf_tables").run(pi(shared_corpora / "two_column" / "2023.eacl-main.121.pdf", 3))
+    keys = {r["object_key"] for r in result.lines}
+    assert keys == {"table:1", "table:2"}
+    pubmed = next(r for r in result.lines if r["object_key"] == "table:1" and r["row_key"] == "PubMed (2018)")
+    assert {"header": "papers", "value": "59"} in json.loads(pubmed["cells"])
+    none = next(r for r in result.lines if r["object_key"] == "table:2" and r["row_key"] == "None")
+    assert {"header": "% papers", "value": "62%"} in json.loads(none["cells"])
+    # the left column's prose is no table row
+    assert not any("long-form summaries" in r["text"] for r in result.lines)

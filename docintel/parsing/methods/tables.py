@@ -298,13 +298,24 @@ def is_numeric(text: str) -> bool:
 # -- regions -----------------------------------------------------------------------------------
 
 
-def _captions(lines: list[Line]) -> list[tuple[str, Line, str]]:
+def _captions(page: Any, words: list[Word]) -> list[tuple[str, Line, str]]:
+    """"Table N" captions from PyMuPDF's own lines (column-aware: a caption in the right column
+    of a two-column page is not glued to the left column's line at the same height)."""
+    m = pymupdf()
     out = []
-    for line in lines:
-        text = " ".join(w.text for w in line.words)
-        m = CAPTION_RE.match(text)
-        if m:
-            out.append((m.group(1).rstrip(".:"), line, text))
+    natives: dict[tuple[int, int], list] = {}
+    for w in page.get_text("words", flags=m.TEXT_MEDIABOX_CLIP):
+        natives.setdefault((w[5], w[6]), []).append(w)
+    for ws in natives.values():
+        text = " ".join(w[4] for w in ws)
+        found = CAPTION_RE.match(text)
+        if not found:
+            continue
+        x0, y0 = min(w[0] for w in ws), min(w[1] for w in ws)
+        x1, y1 = max(w[2] for w in ws), max(w[3] for w in ws)
+        mine = [w for w in words if x0 - 1 <= (w.x0 + w.x1) / 2 <= x1 + 1 and y0 - 1 <= w.cy <= y1 + 1]
+        if mine:
+            out.append((found.group(1).rstrip(".:"), Line(sorted(mine, key=lambda w: w.x0)), text))
     return out
 
 
@@ -332,12 +343,11 @@ def find_regions(page: Any, words: list[Word], hrules: list[Rule], vrules: list[
             inside = [w for w in words if r.contains(m.Point((w.x0 + w.x1) / 2, w.cy))]
             if len(inside) >= 4:
                 regions.append((r, "lines"))
-    lines = group_lines(words)
-    for _id, cap, _text in _captions(lines):
+    for _id, cap, _text in _captions(page, words):
         cap_rect = m.Rect(min(w.x0 for w in cap.words), cap.y0, max(w.x1 for w in cap.words), cap.y1)
         if any(_near(cap_rect, r) for r, _ in regions):
             continue
-        r = _region_from_caption(cap, cap_rect, lines, hrules, page.rect)
+        r = _region_from_caption(cap, cap_rect, words, hrules, page.rect)
         if r is not None and not any(r.intersects(o) for o, _ in regions):
             regions.append((r, "caption"))
     return regions
@@ -384,42 +394,49 @@ def _is_paragraph(line: Line, width: float) -> bool:
     return len(segs) == 1 and segs[0].x1 - segs[0].x0 > 0.75 * width and len(segs[0].words) >= 8
 
 
-def _rule_chain(first: Rule, hrules: list[Rule], lines: list[Line], x0: float, x1: float) -> list[Rule]:
-    """The rules of one table, top to bottom: same width, no paragraph line between them."""
-    same = sorted((r for r in hrules if abs(r.start - x0) < 6 and abs(r.end - x1) < 6 and r.pos >= first.pos), key=lambda r: r.pos)
-    chain = [first] if first in same else []
+def _rule_chain(first: Rule, hrules: list[Rule], lines: list[Line], x0: float, x1: float, direction: int = 1) -> list[Rule]:
+    """The rules of one table from ``first`` away from the caption (down for 1, up for -1): same
+    width, no paragraph line between them. Returned top to bottom."""
+    same = sorted(
+        (r for r in hrules if abs(r.start - x0) < 6 and abs(r.end - x1) < 6 and (r.pos - first.pos) * direction >= 0),
+        key=lambda r: r.pos * direction,
+    )
+    chain = [first]
     for r in same:
-        if chain and r.pos <= chain[-1].pos + 0.5:
+        if abs(r.pos - chain[-1].pos) <= 0.5 or (r.pos - chain[-1].pos) * direction < 0:
             continue
-        prev = chain[-1].pos if chain else first.pos
-        between = [ln for ln in lines if prev < ln.cy < r.pos]
+        lo, hi = sorted((chain[-1].pos, r.pos))
+        between = [ln for ln in lines if lo < ln.cy < hi]
         if any(_is_paragraph(ln, x1 - x0) for ln in between):
             break
         chain.append(r)
-    return chain
+    return sorted(chain, key=lambda r: r.pos)
 
 
-def _region_from_caption(cap: Line, cap_rect: Any, lines: list[Line], hrules: list[Rule], page_rect: Any):
+def _region_from_caption(cap: Line, cap_rect: Any, words: list[Word], hrules: list[Rule], page_rect: Any):
     """Booktabs / borderless table next to a caption: rules give its width, lines its height."""
     m = pymupdf()
-    for direction in (1, -1):  # tables under their caption first, then above it
+    cap_ids = {id(w) for w in cap.words}
+    options = []
+    for direction in (1, -1):
         if direction == 1:
             near = [r for r in hrules if 0 < r.pos - cap.y1 < 80 and r.length > 80]
         else:
             near = [r for r in hrules if 0 < cap.y0 - r.pos < 80 and r.length > 80]
         near = [r for r in near if r.start < cap_rect.x1 and r.end > cap_rect.x0]
-        if not near:
-            continue
+        if near:
+            gap = min(abs(r.pos - (cap.y1 if direction == 1 else cap.y0)) for r in near)
+            options.append((gap, direction, near))
+    # the table is on the side whose rules are nearer the caption
+    for _gap, direction, near in sorted(options, key=lambda o: o[0]):
         x0, x1 = min(r.start for r in near), max(r.end for r in near)
-        if direction == 1:
-            chain = _rule_chain(sorted(near, key=lambda r: r.pos)[0], hrules, lines, x0, x1)
-            if len(chain) >= 2:  # booktabs: top rule ... bottom rule
-                return m.Rect(x0 - 1, chain[0].pos - 0.5, x1 + 1, chain[-1].pos + 0.5) & page_rect
-        body = [
-            ln
-            for ln in lines
-            if ln is not cap and x0 - 3 <= min(w.x0 for w in ln.words) and max(w.x1 for w in ln.words) <= x1 + 3
-        ]
+        # lines of the table's own width only (the other column of the page stays out)
+        lines = group_lines(w for w in words if x0 - 3 <= w.x0 and w.x1 <= x1 + 3 and id(w) not in cap_ids)
+        first = min(near, key=lambda r: abs(r.pos - (cap.y1 if direction == 1 else cap.y0)))
+        chain = _rule_chain(first, hrules, lines, x0, x1, direction)
+        if len(chain) >= 2:  # booktabs: top rule ... bottom rule
+            return m.Rect(x0 - 1, chain[0].pos - 0.5, x1 + 1, chain[-1].pos + 0.5) & page_rect
+        body = [ln for ln in lines if ln.words]
         if direction == 1:
             seq = [ln for ln in body if ln.y0 > cap.y1 - 1]
             cap_size = max(w.size for w in cap.words)
@@ -737,8 +754,7 @@ def extract_tables(page: Any) -> list[ExtractedTable]:
     m = pymupdf()
     words = page_words(page)
     hrules, vrules, boxes = page_rules(page)
-    lines = group_lines(words)
-    caps = _captions(lines)
+    caps = _captions(page, words)
     out: list[ExtractedTable] = []
     used_keys: set[str] = set()
     for i, (region, source) in enumerate(sorted(find_regions(page, words, hrules, vrules), key=lambda t: t[0].y0)):

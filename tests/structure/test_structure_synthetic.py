@@ -212,3 +212,29 @@ def test_link_reader_agrees_with_pymupdf(tmp_path, rotation):
             assert ours[0].y == pytest.approx(theirs[0]["to"].y, abs=0.5)
     finally:
         doc.close()
+
+
+def test_numbered_form_steps_are_not_an_outline(tmp_path):
+    m = pymupdf()
+    doc = m.open()
+    page = doc.new_page()
+    steps = ["3 Enter the amount from line 36 . . . 3.", "5 Subtract line 4 from line 3. Enter the result",
+             "8 Multiply line 7 by 3% . . 8.", "12 Total deductions"]
+    for k, text in enumerate(steps):
+        page.insert_text((72, 100 + 30 * k), text, fontname="hebo", fontsize=10)
+    path = tmp_path / "form.pdf"
+    doc.save(str(path))
+    doc.close()
+    from structure_pdfs import structure
+
+    assert structure(path)["toc_df"].empty
+
+
+def test_without_a_document_object_links_are_skipped():
+    lines = pd.DataFrame(
+        {"page_num": [1], "line_num": [1], "text": ["1 Introduction"], "x0": [72.0], "y0": [80.0],
+         "x1": [200.0], "y1": [94.0], "font_size": [14.0], "bold": [True], "font": ["Helvetica-Bold"]}
+    )
+    out = build_structure(None, "d2", lines, ["1"])
+    assert out["cross_ref_df"].to_pandas()["source"].tolist() == ["toc_anchor"]
+    assert out["toc_df"].to_pandas()["toc_id"].tolist() == ["1"]

@@ -191,7 +191,10 @@ def native_link_rows(doc: Any, arrays: Lines, citation_pages: set[int] | frozens
     lands there is a citation."""
     m = pymupdf()
     internal = {m.LINK_GOTO, m.LINK_NAMED}
-    reader = LinkReader(doc)
+    try:
+        reader = LinkReader(doc)
+    except Exception:  # not an open PDF (closed, or no document at all): no links to read
+        return []
     rows: list[dict[str, Any]] = []
     for pno in reader.pages_with_annots():
         links = reader.links(pno, internal)

@@ -239,7 +239,7 @@ class Resolver:
         return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved), region=region)
 
     def _native_link(self, ref: PendingReference, doc: str) -> Resolution | None:
-        if ref.origin is None:
+        if ref.origin is None or not norm_id(ref.ref_target) or norm_id(ref.ref_target) in ("previous", "next"):
             return None
         xr = self.table(doc, "cross_ref_df")
         if xr.empty:
@@ -303,13 +303,23 @@ class Resolver:
                           region=self._region(ref, doc, page_start=page, page_end=page))
 
     def _llm(self, ref: PendingReference, doc: str) -> Resolution | None:
+        """Only for vague pointers ("the previous section", "the table above"): a pointer with
+        an explicit id the document lacks ("Section 99") is never guessed."""
+        if norm_id(ref.ref_target) not in ("", "previous", "next"):
+            return None
         toc = self._toc_rows(doc)
         reg = self.table(doc, "object_registry")
         cands: list[tuple[str, Any]] = []
-        for i, r in toc.iterrows():
-            cands.append((f"section {r['toc_id']} '{r['title']}' (pages {r['page_start']}-{r['page_end']})", ("toc", i)))
-        for i, r in reg.iterrows():
-            cands.append((f"{r['object_type']} {r['object_id']} '{str(r.get('caption') or '')[:80]}' (page {r['page_num']})", ("obj", i)))
+        want_sections = ref.ref_type in _SECTION_LIKE or ref.ref_type == RefType.other
+        want_objects = ref.ref_type in _OBJECT_LIKE or ref.ref_type == RefType.other
+        if want_sections:
+            for i, r in toc.iterrows():
+                cands.append((f"section {r['toc_id']} '{r['title']}' (pages {r['page_start']}-{r['page_end']})", ("toc", i)))
+        if want_objects:
+            for i, r in reg.iterrows():
+                if ref.ref_type != RefType.other and str(r["object_type"]) != ref.ref_type.value and ref.ref_type not in _SECTION_LIKE:
+                    continue
+                cands.append((f"{r['object_type']} {r['object_id']} '{str(r.get('caption') or '')[:80]}' (page {r['page_num']})", ("obj", i)))
         if not cands:
             return None
         context = ""

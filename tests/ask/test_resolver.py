@@ -1,0 +1,66 @@
+"""The resolver ladder on the flat Transformer store: rung order, the LLM rung only when given,
+relative pointers by TOC order, and region fetch of the targets."""
+
+from __future__ import annotations
+
+from docintel.references import Resolver, find_pointers
+from docintel.retrieval import fetch_target
+from docintel.schemas.answers import Origin, PendingReference, RefType
+from docintel.store import Store
+
+
+def pointer(text, page, line, doc):
+    (ref,) = find_pointers(text)
+    return ref.model_copy(update={"origin": Origin(page=page, line=line), "doc_id": doc})
+
+
+def test_ladder_table_row_then_fetch(flat_store):
+    s = Store(flat_store)
+    doc = s.doc_ids()[0]
+    res = Resolver(s).resolve(pointer("see Table 3 row (E)", 6, 42, doc))
+    assert res.resolved.source == "object_registry" and res.resolved.target_page == 9
+    assert [st["rung"] for st in res.steps] == ["toc_df", "object_registry"]  # cheapest first, stops at a hit
+    p = fetch_target(s, res.region, "R1", res.next_section)
+    rows = [ln for ln in p.lines if ln.kind == "table_row"]
+    assert "4.92" in rows[0].text and "25.7" in rows[0].text  # only the selected row ...
+    assert "25.8" in rows[1].text  # ... and the first row for comparison
+    assert len(rows) == 2 and p.note.startswith("pulled in because of 'Table 3 row (E)' on page 6 line 42")
+
+
+def test_previous_section_by_toc_order(flat_store):
+    s = Store(flat_store)
+    doc = s.doc_ids()[0]
+    # page 9 line 124 sits in 6.2 Model Variations; the previous section is 6.1
+    res = Resolver(s).resolve(pointer("as described in the previous section", 9, 124, doc))
+    assert res.resolved.source == "toc_df" and res.resolved.target_page == 8
+    p = fetch_target(s, res.region, "R1", res.next_section)
+    assert "Machine Translation" in p.text and "28.4" in p.text
+
+
+def test_missing_target_unresolved_and_llm_rung_only_when_configured(flat_store):
+    s = Store(flat_store)
+    doc = s.doc_ids()[0]
+    vague = PendingReference(raw_text="the variations table", ref_type=RefType.table, doc_id=doc,
+                             origin=Origin(page=6, line=42))
+    plain = Resolver(s).resolve(vague)
+    assert plain.resolved.status.value == "unresolved" and "llm" not in [st["rung"] for st in plain.steps]
+
+    calls = []
+
+    def guess(text, candidates, context):
+        calls.append((text, context))
+        return next(i for i, c in enumerate(candidates) if c.startswith("table 3 ")), 1, 50, 5
+
+    r = Resolver(s, llm_guess=guess)
+    res = r.resolve(vague)
+    assert res.resolved.source == "llm" and res.resolved.target_page == 9
+    assert calls and "Table 3 row (E)" in calls[0][1]  # the origin line is given as context
+    assert r.llm_calls == 1 and r.tokens == [50, 5]
+    gone = r.resolve(pointer("see Section 99", 6, 42, doc))
+    assert gone.resolved.status.value == "unresolved" and gone.region is None
+
+
+def test_external_never_fetched(flat_store):
+    s = Store(flat_store)
+    res = Resolver(s).resolve(pointer("as required by NIST SP 800-53", 6, 42, s.doc_ids()[0]))
+    assert res.resolved.status.value == "external" and res.region is None

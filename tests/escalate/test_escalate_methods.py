@@ -134,3 +134,50 @@ def test_two_column_booktabs_tables_under_their_captions(shared_corpora):
     assert {"header": "% papers", "value": "62%"} in json.loads(none["cells"])
     # the left column's prose is no table row
     assert not any("long-form summaries" in r["text"] for r in result.lines)
+
+
+def test_vision_description_from_an_openai_compatible_endpoint(synth_dir):
+    """A real HTTP server on 127.0.0.1 speaking the chat-completions protocol (scripted answer)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from docintel.settings import Settings
+    from synth_pages import page_input as pi
+
+    seen = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append(body)
+            answer = {
+                "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": "A block diagram with three boxes."}}],
+                "usage": {"prompt_tokens": 700, "completion_tokens": 12, "total_tokens": 712},
+            }
+            data = json.dumps(answer).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        settings = Settings.load(env={}, escalate__vision_model="test-vlm",
+                                 llm__base_url=f"http://127.0.0.1:{server.server_port}/v1", llm__api_key="k")
+        result = methods.get("figure_ocr").run(pi(synth_dir / "figure.pdf", settings=settings))
+    finally:
+        server.shutdown()
+    assert result.images[0]["description"] == "A block diagram with three boxes."
+    assert result.tokens == 712
+    assert seen and seen[0]["model"] == "test-vlm"
+    content = seen[0]["messages"][0]["content"]
+    assert any(part.get("type") == "image_url" and part["image_url"]["url"].startswith("data:image/png;base64,") for part in content)
+    assert result.lines  # OCR labels are still there

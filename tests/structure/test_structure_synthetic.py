@@ -238,3 +238,20 @@ def test_without_a_document_object_links_are_skipped():
     out = build_structure(None, "d2", lines, ["1"])
     assert out["cross_ref_df"].to_pandas()["source"].tolist() == ["toc_anchor"]
     assert out["toc_df"].to_pandas()["toc_id"].tolist() == ["1"]
+
+
+def test_outline_debris_is_dropped(tmp_path):
+    m = pymupdf()
+    doc = m.open()
+    for text in ["1 Scope", "2 Terms", "Appendix A - Tables"]:
+        page = doc.new_page()
+        page.insert_text((72, 80), text, fontname="hebo", fontsize=14)
+    doc.set_toc([[1, "Scope", 1], [1, "1.", 1], [1, "Terms", 2], [1, "1.1.1", 2],
+                 [1, "Appendix A - Tables", 3], [1, "Appendix A\u2014", 3]])
+    path = tmp_path / "debris.pdf"
+    doc.save(str(path))
+    doc.close()
+    from structure_pdfs import structure
+
+    toc = structure(path)["toc_df"]
+    assert list(zip(toc["toc_id"], toc["title"])) == [("1", "Scope"), ("2", "Terms"), ("A", "Tables")]

@@ -30,6 +30,19 @@ def norm(text: str) -> str:
     return text.lower().translate(_DROP)
 
 
+_NUMBER_ONLY = re.compile(r"^\W*\d{1,3}(?:\.\d{1,3})*\W*$")
+
+
+def _has_words(title: str, seen_appendix: set[str]) -> bool:
+    """False for bookmark debris: a bare number ("1.", "1.1.1"), or an appendix label without a
+    title ("Appendix A—") when the outline names that appendix elsewhere."""
+    t = title.strip()
+    if not t or _NUMBER_ONLY.match(t):
+        return False
+    app = split_appendix(t)
+    return not (app is not None and not app[2] and app[1] in seen_appendix)
+
+
 def read_outline(doc: Any) -> list[dict[str, Any]]:
     """Raw outline entries: level, title, page (1-based or None), y (top-left points or None)."""
     try:
@@ -118,7 +131,10 @@ def outline_entries(raw: Sequence[dict[str, Any]], logical: Lines, usable: np.nd
                 rows.append((t, int(logical.line_num[i]), float(logical.box[i, 1]), norm(t)))
         by_page[p] = rows
     entries: list[dict[str, Any]] = []
+    titled_appendices = {a[1] for a in map(split_appendix, (i["title"] for i in raw)) if a is not None and a[2]}
     for item in raw:
+        if not _has_words(item["title"], titled_appendices):
+            continue  # "1.", "1.1.1", "Appendix A—": bookmark debris without a title
         ident, title, kind = id_from_text(item["title"])
         page = item["page"]
         hit = None

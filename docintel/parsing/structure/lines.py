@@ -69,6 +69,9 @@ class Lines:
         def num(name: str, dtype: Any, default: float) -> np.ndarray:
             if name not in cols:
                 return np.full(n, default, dtype=dtype)
+            raw = df[name].to_numpy()
+            if raw.dtype.kind in "iub" or (raw.dtype.kind == "f" and not np.isnan(raw).any()):
+                return raw.astype(dtype, copy=False)
             a = np.asarray(df[name].to_numpy(dtype=float, na_value=default), dtype=float)
             return a.astype(dtype)
 
@@ -79,11 +82,7 @@ class Lines:
         order = np.lexsort((line_num, page))
         order = order[keep[order]]
         font_col = df["font"].tolist() if "font" in cols else [""] * n
-        bold = (
-            np.asarray(df["bold"].to_numpy(dtype=float, na_value=0.0), dtype=float) > 0
-            if "bold" in cols
-            else np.zeros(n, dtype=bool)
-        )
+        bold = num("bold", float, 0.0) > 0
         box = np.column_stack([num(c, float, 0.0) for c in ("x0", "y0", "x1", "y1")])
         return cls(
             [text[i] for i in order],

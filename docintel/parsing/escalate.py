@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
+from docintel.errors import UsageError
 from docintel.parsing import methods as registry
 from docintel.parsing.fitz import pymupdf
 from docintel.parsing.methods.base import PageInput
@@ -118,6 +119,9 @@ def plan(
                 if (doc_id, page_num, method_name) in done and not esc.force:
                     item.status = ItemStatus.skipped
                 items.append(item)
+    if wanted is not None and not items:
+        sizes = ", ".join(f"{manifest.get(d, {}).get('file_name', d)}: {int((base['doc_id'] == d).sum())} pages" for d in doc_ids)
+        raise UsageError(f"--pages {','.join(map(str, sorted(wanted)))}: no such page in the selected documents ({sizes})")
     if esc.max_pages is not None:
         seen: list[tuple[str, int]] = []
         for item in items:

@@ -40,6 +40,8 @@ def test_bad_pages_and_unknown_doc(store_dir):
     assert runner.invoke(app, ["escalate", "--store", str(store_dir), "--pages", "x"]).exit_code == 2
     res = runner.invoke(app, ["escalate", "--store", str(store_dir), "--doc", "nope.pdf"])
     assert res.exit_code == 2 and "NIST.FIPS.199.pdf" in res.output
+    res = runner.invoke(app, ["escalate", "--store", str(store_dir), "--pages", "99"])
+    assert res.exit_code == 2 and "13 pages" in res.output
 
 
 def test_empty_store_is_a_usage_error(tmp_path):

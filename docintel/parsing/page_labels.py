@@ -20,9 +20,9 @@ PRINTED = "printed"
 PHYSICAL = "physical"
 
 BAND = 0.1  # header/footer band: top and bottom share of the page height
-_ARABIC = re.compile(r"^(?:page\s+)?[-\u2013\u2014]?\s*(\d{1,4})\s*[-\u2013\u2014]?(?:\s+of\s+\d+)?$", re.I)
+_ARABIC = re.compile(r"^(?:page\s+)?[-\u2013\u2014]?\s*(\d{1,5})\s*[-\u2013\u2014]?(?:\s+of\s+\d+)?$", re.I)
 _ROMAN = re.compile(r"^(?:page\s+)?([ivxlcdm]{1,7})$", re.I)
-_PREFIXED = re.compile(r"^(?:page\s+)?([A-Z]{1,2}-\d{1,3})$")
+_PREFIXED = re.compile(r"^(?:page\s+)?((?:[A-Z]{1,3}|\d{1,2})[-\u2013]\d{1,3})$")  # "A-3", "ES-1", "2-5"
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 
 

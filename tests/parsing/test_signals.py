@@ -168,3 +168,18 @@ def test_born_digital_pages_never_ocr(table_pdf, two_column_pdf):
     for path in (table_pdf, two_column_pdf):
         parsed, page = first_page(path)
         assert page["parsing_method"] == "pymupdf" and parsed.n_ocr_pages == 0
+
+
+# -- page labels ------------------------------------------------------------------------------------
+
+
+def test_printed_labels_need_a_consistent_offset():
+    from docintel.parsing.page_labels import printed_labels
+
+    # front matter in roman numerals, then arabic numbers from physical page 4; page 6 prints none
+    cands = [["Title"], ["ii"], ["iii"], ["1"], ["2"], [], ["4"], ["5"]]
+    assert printed_labels(cands) == [None, "ii", "iii", "1", "2", "3", "4", "5"]
+    # one stray number is not a page numbering
+    assert printed_labels([["2017"], [], [], []]) == [None] * 4
+    # chapter-page and appendix labels
+    assert printed_labels([["2-1"], ["2-2"], ["A-1"]]) == ["2-1", "2-2", "A-1"]

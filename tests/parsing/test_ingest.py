@@ -129,3 +129,26 @@ def test_two_workers_give_the_same_tables(tmp_path, good_pdfs):
     a = Store(tmp_path / "s1").read_table("line_df", columns=cols).sort_values(cols[:3]).reset_index(drop=True)
     b = Store(tmp_path / "s2").read_table("line_df", columns=cols).sort_values(cols[:3]).reset_index(drop=True)
     assert a.equals(b)
+
+
+def test_killed_run_keeps_whole_documents_and_the_rerun_finishes(tmp_path, good_pdfs, monkeypatch):
+    store = tmp_path / "store"
+    real = Store.write_document
+    calls = []
+
+    def dies_on_second(self, doc_id, tables, entry):
+        calls.append(doc_id)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # the process is stopped in the middle of the second write
+        return real(self, doc_id, tables, entry)
+
+    monkeypatch.setattr(Store, "write_document", dies_on_second)
+    with pytest.raises(KeyboardInterrupt):
+        run_ingest([good_pdfs[0].parent], settings(store))
+    monkeypatch.setattr(Store, "write_document", real)
+    s = Store(store)
+    assert s.doc_ids() == [calls[0]]  # the first document is complete, nothing half-written
+    assert not [p for p in (store / "docs").iterdir() if p.name.startswith(".")]
+    rerun = run_ingest([good_pdfs[0].parent], settings(store))
+    assert rerun.exit_code == 0 and rerun.totals.ingested == 1 and rerun.totals.unchanged == 1
+    assert len(Store(store).doc_ids()) == 2

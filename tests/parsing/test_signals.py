@@ -183,3 +183,37 @@ def test_printed_labels_need_a_consistent_offset():
     assert printed_labels([["2017"], [], [], []]) == [None] * 4
     # chapter-page and appendix labels
     assert printed_labels([["2-1"], ["2-2"], ["A-1"]]) == ["2-1", "2-2", "A-1"]
+
+
+# -- properties -------------------------------------------------------------------------------------
+
+from hypothesis import given, settings as hsettings, strategies as st  # noqa: E402
+
+boxes = st.lists(
+    st.tuples(st.floats(0, 500), st.floats(1, 300), st.floats(0, 780), st.text("abc de", min_size=1, max_size=40)),
+    max_size=60,
+)
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(boxes)
+def test_columns_and_flags_on_arbitrary_lines(items):
+    rows = [line(t, x, y, min(612, x + w)) for x, w, y, t in items]
+    labels, n = assign_columns(rows, 612)
+    assert len(labels) == len(rows) and n >= 1
+    assert set(labels) <= {"single", "left", "right"} | {f"col{k}" for k in range(1, n + 1)}
+    assert signals.flat_table(rows) is None  # no "Table N" caption, never a flat table
+
+
+@hsettings(max_examples=50, deadline=None)
+@given(st.integers(1, 3999))
+def test_roman_values(n):
+    from docintel.parsing.page_labels import roman_value
+
+    numerals = [(1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"), (40, "xl"),
+                (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")]
+    out, k = "", n
+    for v, s in numerals:
+        while k >= v:
+            out, k = out + s, k - v
+    assert roman_value(out) == n

@@ -51,9 +51,8 @@ def _style(lines: Lines, i: int) -> tuple[str, float, bool]:
 def distinct_mask(lines: Lines, body: BodyStyle) -> np.ndarray:
     """Lines set apart from body text: bold, clearly larger, or another (non-italic) font at
     body size or more."""
-    other_font = np.fromiter(
-        (f != body.font and "ital" not in f.lower() for f in lines.font), dtype=bool, count=len(lines)
-    )
+    other_by_code = np.array([f != body.font and "ital" not in f.lower() for f in lines.font_names] or [False])
+    other_font = other_by_code[lines.font_code] if len(lines) else np.zeros(0, dtype=bool)
     return lines.bold | (lines.size >= body.size + 0.9) | (other_font & (lines.size >= body.size - 0.3))
 
 

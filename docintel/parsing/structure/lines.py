@@ -43,11 +43,11 @@ class Lines:
     """A line table as arrays, sorted by (page_num, line_num). ``line_end`` is the last
     fragment's line_num for joined logical lines (= line_num otherwise)."""
 
-    __slots__ = ("text", "font", "page", "line_num", "line_end", "block", "block_line", "box", "size", "bold", "_starts")
+    __slots__ = ("text", "font", "page", "line_num", "line_end", "block", "block_line", "box", "size", "bold", "font_code", "font_names")
 
-    def __init__(self, text, font, page, line_num, line_end, block, block_line, box, size, bold):
+    def __init__(self, text, font, page, line_num, line_end, block, block_line, box, size, bold, font_code=None, font_names=None):
         self.text: list[str] = text
-        self.font: list[str] = font
+        self.font = font  # font name per line (sequence of str)
         self.page = page
         self.line_num = line_num
         self.line_end = line_end
@@ -56,11 +56,18 @@ class Lines:
         self.box = box  # (n, 4): x0, y0, x1, y1
         self.size = size
         self.bold = bold
-        self._starts: np.ndarray | None = None
+        if font_code is None:  # factorise the font names: per-font facts become array lookups
+            index: dict[str, int] = {}
+            font_code = np.fromiter((index.setdefault(f, len(index)) for f in font), dtype=np.int64, count=len(font))
+            font_names = list(index)
+        self.font_code = font_code
+        self.font_names: list[str] = font_names
 
     @classmethod
     def from_frame(cls, df: Any) -> "Lines":
         """From a line_df DataFrame (LINE_DF columns; missing style columns get defaults)."""
+        import pandas as pd
+
         n = 0 if df is None else len(df)
         if n == 0:
             return cls.empty()
@@ -75,18 +82,30 @@ class Lines:
             a = np.asarray(df[name].to_numpy(dtype=float, na_value=default), dtype=float)
             return a.astype(dtype)
 
-        text = ["" if t is None or t != t else str(t) for t in df["text"].tolist()]
-        keep = np.fromiter((bool(t.strip()) for t in text), dtype=bool, count=n)
+        text_col = df["text"]
+        if pd.api.types.is_string_dtype(text_col) and not pd.api.types.is_object_dtype(text_col):
+            keep = (text_col.str.strip().str.len() > 0).fillna(False).to_numpy(dtype=bool)
+            text = text_col.fillna("").tolist()
+        else:
+            text = ["" if t is None or t != t else str(t) for t in text_col.tolist()]
+            keep = np.fromiter((bool(t.strip()) for t in text), dtype=bool, count=n)
         page = num("page_num", np.int64, 0)
         line_num = num("line_num", np.int64, 0)
         order = np.lexsort((line_num, page))
         order = order[keep[order]]
-        font_col = df["font"].tolist() if "font" in cols else [""] * n
+        if "font" in cols:
+            codes, uniques = pd.factorize(df["font"].fillna("").astype(str))
+            names = [str(u) for u in uniques]
+        else:
+            codes, names = np.zeros(n, dtype=np.int64), [""]
+        codes = np.asarray(codes, dtype=np.int64)[order]
+        if not names:
+            names = [""]
         bold = num("bold", float, 0.0) > 0
         box = np.column_stack([num(c, float, 0.0) for c in ("x0", "y0", "x1", "y1")])
         return cls(
-            [text[i] for i in order],
-            [f if isinstance(f, str) else "" for f in (font_col[i] for i in order)],
+            [text[i] for i in order.tolist()],
+            np.asarray(names, dtype=object)[codes],
             page[order],
             line_num[order],
             line_num[order].copy(),
@@ -95,12 +114,14 @@ class Lines:
             box[order],
             num("font_size", float, 0.0)[order],
             bold[order],
+            codes,
+            names,
         )
 
     @classmethod
     def empty(cls) -> "Lines":
         z = np.zeros(0, dtype=np.int64)
-        return cls([], [], z, z, z, z, z, np.zeros((0, 4)), np.zeros(0), np.zeros(0, dtype=bool))
+        return cls([], [], z, z, z, z, z, np.zeros((0, 4)), np.zeros(0), np.zeros(0, dtype=bool), z, [""])
 
     def __len__(self) -> int:
         return len(self.text)
@@ -109,7 +130,7 @@ class Lines:
         idx = np.asarray(idx, dtype=np.int64)
         return Lines(
             [self.text[i] for i in idx],
-            [self.font[i] for i in idx],
+            np.asarray(self.font, dtype=object)[idx],
             self.page[idx],
             self.line_num[idx],
             self.line_end[idx],
@@ -118,6 +139,8 @@ class Lines:
             self.box[idx],
             self.size[idx],
             self.bold[idx],
+            self.font_code[idx],
+            self.font_names,
         )
 
     # -- per-page access -------------------------------------------------------------------
@@ -188,8 +211,8 @@ def body_style(lines: Lines) -> BodyStyle:
     size = np.round(lines.size * 2) / 2
     sizes, inv = np.unique(size, return_inverse=True)
     best_size = float(sizes[int(np.bincount(inv, weights=n).argmax())])
-    fonts, finv = np.unique(np.asarray(lines.font, dtype=object), return_inverse=True)
-    return BodyStyle(best_size, str(fonts[int(np.bincount(finv, weights=n).argmax())]))
+    weights = np.bincount(lines.font_code, weights=n, minlength=len(lines.font_names))
+    return BodyStyle(best_size, lines.font_names[int(weights.argmax())])
 
 
 def logical_lines(lines: Lines) -> Lines:
@@ -235,7 +258,7 @@ def logical_lines(lines: Lines) -> Lines:
     box[:, 3] = np.maximum.reduceat(lines.box[:, 3], starts)
     return Lines(
         joined,
-        [lines.font[i] for i in starts.tolist()],
+        np.asarray(lines.font, dtype=object)[starts],
         lines.page[starts],
         lines.line_num[starts],
         lines.line_num[ends - 1],
@@ -244,6 +267,8 @@ def logical_lines(lines: Lines) -> Lines:
         box,
         np.maximum.reduceat(lines.size, starts),
         np.logical_or.reduceat(lines.bold, starts),
+        lines.font_code[starts],
+        lines.font_names,
     )
 
 

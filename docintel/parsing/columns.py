@@ -163,15 +163,21 @@ def _column_of(x0: float, x1: float, gutters: Sequence[tuple[float, float]]) -> 
     return len(gutters)
 
 
-def assign_columns(lines: Sequence[dict[str, Any]], page_width: float) -> tuple[list[str], int]:
-    """A column label per line and the page's column count (table grids do not count)."""
-    grid = grid_lines(lines)
+def page_gutters(lines: Sequence[dict[str, Any]], page_width: float, grid: set[int] | None = None) -> list[tuple[float, float]]:
+    """The page's gutters from line dicts (x0, x1, text): table grids set aside, prose checked."""
+    grid = grid_lines(lines) if grid is None else grid
     prose = [k for k in range(len(lines)) if k not in grid]
-    gutters = find_gutters(
+    return find_gutters(
         [(lines[k]["x0"], lines[k]["x1"]) for k in prose],
         page_width,
         [len(lines[k]["text"]) for k in prose],
     )
+
+
+def assign_columns(lines: Sequence[dict[str, Any]], page_width: float) -> tuple[list[str], int]:
+    """A column label per line and the page's column count (table grids do not count)."""
+    grid = grid_lines(lines)
+    gutters = page_gutters(lines, page_width, grid)
     n = len(gutters) + 1
     labels = [_label(_column_of(r["x0"], r["x1"], gutters), n) for r in lines]
     if grid and n > 1:

@@ -199,8 +199,9 @@ class ExtractiveGenerator:
                      p.referenced_from.line if p.referenced_from else None) for p in references}
 
         named = [p for p in references if p.referenced_from is None]  # targets named in the question
+        chosen: list[_Sentence] = []
         if (best is None or best.coverage < MIN_COVERAGE) and named:
-            chosen = []
+            pass
         elif best is None or best.coverage < MIN_COVERAGE:
             missing = ", ".join(request.parsed.keywords) or request.question
             text = f"Not found: the retrieved pages do not answer this question (looked for: {missing})."
@@ -212,7 +213,6 @@ class ExtractiveGenerator:
             # reference passages pulled in by question pointers can still answer
             if not references:
                 return GeneratedAnswer(answer=text, citations=citations, answer_completeness=Completeness.partial)
-            chosen: list[_Sentence] = []
             parts.append(text)
         else:
             chosen = [best]

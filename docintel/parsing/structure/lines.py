@@ -149,21 +149,6 @@ class Lines:
         hi = int(np.searchsorted(self.page, page, "right"))
         return slice(lo, hi)
 
-    def line_at(self, page: int, rect: Sequence[float]) -> int | None:
-        """line_num of the page's line with the largest overlap with ``rect``."""
-        sl = self.page_slice(page)
-        b = self.box[sl]
-        if not len(b):
-            return None
-        rx0, ry0, rx1, ry1 = rect
-        ix = np.clip(np.minimum(b[:, 2], rx1) - np.maximum(b[:, 0], rx0), 0, None)
-        iy = np.clip(np.minimum(b[:, 3], ry1) - np.maximum(b[:, 1], ry0), 0, None)
-        area = ix * iy
-        k = int(area.argmax())
-        if area[k] <= 0:
-            return None
-        return int(self.line_num[sl][k])
-
     def row_neighbours(self, page: int, box: Sequence[float]) -> int:
         """How many other lines of the page sit on the same row as ``box`` (vertical overlap of
         more than half its height, no horizontal overlap) within 250 pt: table cells do."""

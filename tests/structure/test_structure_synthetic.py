@@ -255,3 +255,39 @@ def test_outline_debris_is_dropped(tmp_path):
 
     toc = structure(path)["toc_df"]
     assert list(zip(toc["toc_id"], toc["title"])) == [("1", "Scope"), ("2", "Terms"), ("A", "Tables")]
+
+
+def test_link_reader_on_odd_annotations(tmp_path):
+    """Unresolvable names and GoToR actions are skipped, /Fit gives no target y, and a link
+    without /Rect sends the page to PyMuPDF's reader instead of failing."""
+    import re
+
+    from docintel.parsing.structure.annots import LinkReader
+
+    m = pymupdf()
+    doc = m.open()
+    for i in range(3):
+        doc.new_page().insert_text((72, 100), f"Go to Table {i + 1} now", fontname="helv", fontsize=11)
+    for k in range(4):
+        doc[0].insert_link({"kind": m.LINK_GOTO, "from": m.Rect(72, 90 + 20 * k, 130, 104 + 20 * k), "page": 1, "to": m.Point(50, 300)})
+    path = tmp_path / "odd.pdf"
+    doc.save(str(path))
+    doc.close()
+    doc = m.open(str(path))
+    xs = [int(x) for x in re.findall(r"(\d+) 0 R", doc.xref_get_key(doc[0].xref, "Annots")[1])]
+    doc.xref_set_key(xs[0], "A", "<</S/GoTo/D(nowhere)>>")
+    doc.xref_set_key(xs[1], "A", "null")
+    doc.xref_set_key(xs[1], "Dest", f"[{doc.page_xref(2)} 0 R/Fit]")
+    doc.xref_set_key(xs[2], "A", "<</S/GoToR/F(other.pdf)/D[0/Fit]>>")
+    path2 = tmp_path / "odd2.pdf"
+    doc.save(str(path2))
+    doc.close()
+    doc = m.open(str(path2))
+    try:
+        got = LinkReader(doc).links(0, {m.LINK_GOTO, m.LINK_NAMED})
+        assert [(lk.page, lk.y) for lk in got] == [(2, None), (1, pytest.approx(300.0))]
+        doc.xref_set_key(xs[3], "Rect", "null")
+        fallback = LinkReader(doc).links(0, {m.LINK_GOTO, m.LINK_NAMED})
+        assert [lk.page for lk in fallback] == [2]  # PyMuPDF's reader drops the rect-less link
+    finally:
+        doc.close()

@@ -115,7 +115,7 @@ class TableRow:
     cells: list[str]  # one per column, "" when empty
     key: str | None
     bbox: tuple[float, float, float, float]
-    spanning: set[int] = field(default_factory=set)  # columns whose cell spans several columns
+    spanning: dict[int, list[int]] = field(default_factory=dict)  # start column -> columns it spans
     group: str | None = None  # label of a stacked group ("(A)")
 
 
@@ -364,11 +364,8 @@ def _iou(a: Any, b: Any) -> float:
 def _split_by_vrules(region: Any, vrules: list[Rule]) -> list[Any]:
     """A line-strategy table that glued two grids (and the text between) back into grids."""
     m = pymupdf()
-    spans = sorted(
-        (max(r.start, region.y0), min(r.end, region.y1))
-        for r in vrules
-        if region.x0 - 2 <= r.pos <= region.x1 + 2 and r.end > region.y0 and r.start < region.y1
-    )
+    inside = [r for r in vrules if region.x0 - 2 <= r.pos <= region.x1 + 2 and r.end > region.y0 and r.start < region.y1]
+    spans = sorted((max(r.start, region.y0), min(r.end, region.y1)) for r in inside)
     if not spans:
         return [region]
     parts: list[list[float]] = []
@@ -380,7 +377,13 @@ def _split_by_vrules(region: Any, vrules: list[Rule]) -> list[Any]:
     parts = [p for p in parts if p[1] - p[0] > 15]
     if len(parts) <= 1:
         return [region]
-    return [m.Rect(region.x0, a - 1, region.x1, b + 1) for a, b in parts]
+    out = []
+    for a, b in parts:
+        xs = [r.pos for r in inside if r.start < b and r.end > a]
+        x0 = min(xs) if len(xs) >= 2 else region.x0
+        x1 = max(xs) if len(xs) >= 2 else region.x1
+        out.append(m.Rect(x0, a - 1, x1, b + 1))
+    return out
 
 
 def _near(cap: Any, region: Any, dist: float = 60.0) -> bool:
@@ -509,6 +512,33 @@ def _columns(body: list[Line], vcuts: list[float], x0: float, x1: float) -> list
             i = j
         else:
             i += 1
+    # soft gaps: a few cells centred over two columns (a merged body cell) bridge a real gap
+    soft = max(allowed, int(0.25 * len(body)))
+    i = 0
+    while i < n:
+        if allowed < cover[i] <= soft:
+            j = i
+            while j < n and cover[j] <= soft:
+                j += 1
+            g0, g1 = left + i * step, left + j * step
+            crossing = [sg for sg in segs if sg.x0 < g1 and sg.x1 > g0]
+            both_sides = sum(
+                1
+                for ln in body
+                if any(g0 - 40 <= sg.x1 <= g0 + 0.5 for sg in segments(ln, rules=vcuts))
+                and any(g1 - 0.5 <= sg.x0 <= g1 + 40 for sg in segments(ln, rules=vcuts))
+            )
+            if (
+                g0 > lo + 1 and g1 < hi - 1 and g1 - g0 >= 4
+                and all(abs(k - (g0 + g1) / 2) > 4 for k in cuts)
+                and both_sides >= 0.4 * len(body)
+                and crossing
+                and all(sg.x0 < g0 - 3 and sg.x1 > g1 + 3 and g0 - 4 <= (sg.x0 + sg.x1) / 2 <= g1 + 4 for sg in crossing)
+            ):
+                cuts.append((g0 + g1) / 2)
+            i = j
+        else:
+            i += 1
     for c in vcuts:
         if lo + 1 < c < hi - 1 and all(abs(c - k) > 3 for k in cuts):
             cuts.append(c)
@@ -537,6 +567,11 @@ def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
 def _place(seg: Segment, cols: list[tuple[float, float]]) -> list[int]:
     """Columns a body segment belongs to: one, or several when it spans them."""
     covered = [k for k, (c0, c1) in enumerate(cols) if _overlap(seg.x0, seg.x1, c0, c1) >= 0.6 * (c1 - c0)]
+    width = seg.x1 - seg.x0
+    for k in range(len(cols) - 1):
+        cut = cols[k][1]
+        if seg.x0 + 0.35 * width < cut < seg.x1 - 0.35 * width:
+            covered = sorted(set(covered) | {k, k + 1})  # centred over a column boundary: merged cell
     if len(covered) >= 2:
         start = next((k for k, (c0, c1) in enumerate(cols) if c0 <= seg.x0 < c1), covered[0])
         return sorted(set([start] + covered))
@@ -546,7 +581,7 @@ def _place(seg: Segment, cols: list[tuple[float, float]]) -> list[int]:
 
 def _line_cells(line: Line, cols: list[tuple[float, float]], cuts: tuple) -> tuple[list[str], set[int]]:
     cells = [""] * len(cols)
-    spanning: set[int] = set()
+    spanning: dict[int, list[int]] = {}
     for seg in segments(line, *cuts[:2]):
         ks = _place(seg, cols)
         k = ks[0]
@@ -556,11 +591,9 @@ def _line_cells(line: Line, cols: list[tuple[float, float]], cuts: tuple) -> tup
             left = max([x for x in crossing if x <= seg.x0 + 1], default=None)
             if left is not None:
                 k = min(kk for kk, (c0, c1) in enumerate(cols) if c1 > left + 1)
-            else:
-                k = 0
         cells[k] = f"{cells[k]} {seg.text}".strip()
         if len(ks) > 1:
-            spanning.add(k)
+            spanning[k] = sorted(set(ks) | {k})
     return cells, spanning
 
 
@@ -602,7 +635,7 @@ def _header(
                     crossing = [r.pos for r in cuts[2] if r.start <= line.y0 + 1 and r.end >= line.y1 - 1]
                     left = max([x for x in crossing if x <= seg.x0 + 1], default=cols[0][0])
                     right = min([x for x in crossing if x >= seg.x1 - 1], default=cols[-1][1])
-                    ks = [k for k, (c0, c1) in enumerate(cols) if c0 >= left - 2 and c1 <= right + 2] or ks
+                    ks = [k for k, (c0, c1) in enumerate(cols) if left - 2 <= (c0 + c1) / 2 <= right + 2] or ks
                 if not ks:
                     ks = [max(range(len(cols)), key=lambda k: _overlap(seg.x0, seg.x1, *cols[k]))]
             for k in ks:
@@ -679,11 +712,24 @@ def build_table(
         # a spanning super-header ("POTENTIAL IMPACT") over the real column header line
         cells, _ = _line_cells(bands[0][0], cols, cuts)
         filled = [c for c in cells if c]
-        if len(filled) >= max(2, len(cols) // 2) and not any(is_numeric(c) for c in filled):
+        title = None
+        if all(headers) and len(set(headers)) == 1 and len(filled) >= 0.8 * len(cols):
+            # a title row spanning the whole table over the column header line: the title is a
+            # section row of the body, the next line is the header
+            title = headers[0]
+            header_lines = bands.pop(0)
+            headers = _header(header_lines, cols, cuts, partial, bx)
+        elif len(filled) >= max(2, len(cols) // 2) and not any(is_numeric(c) for c in filled):
             header_lines = header_lines + bands.pop(0)
             headers = _header(header_lines, cols, cuts, partial, bx)
+    else:
+        title = None
     ruled_rows = len(bands) >= 2
     rows: list[TableRow] = []
+    if title:
+        first = [ln for ln in lines if ln.cy < min(l.cy for l in header_lines)]
+        rows.append(TableRow([title] + [""] * (len(cols) - 1), title, _bbox(first) if first else _bbox(header_lines),
+                             {0: list(range(len(cols)))}))
     for band in bands:
         rows.extend(_band_rows(band, cols, cuts, ruled_rows))
     if source == "caption":  # notes under a borderless table are not rows
@@ -719,7 +765,7 @@ def _band_rows(band: list[Line], cols: list[tuple[float, float]], cuts: tuple[li
         # one logical row whose cells wrap over the band's lines
         cells = [" ".join(c[k] for (c, _), _ in per_line if c[k]) for k in range(len(cols))]
         first = next((c[0] for (c, _), _ in per_line if c[0]), "")
-        span = set().union(*(s for (_, s), _ in per_line))
+        span = {k: v for (_, s), _ in per_line for k, v in s.items()}
         return [TableRow(cells, _key(first) or _first(cells), _bbox(band), span)]
     # line by line; a line with an empty first column and no numbers continues the row above
     out: list[TableRow] = []
@@ -786,13 +832,26 @@ def extract_tables(page: Any) -> list[ExtractedTable]:
     return out
 
 
-def row_text(cells: list[str], headers: list[str], spanning: set[int]) -> tuple[str, list[dict[str, str]]]:
+def _common_header(headers: list[str], cols: list[int]) -> str:
+    """The words the spanned columns' headers share at their start ("Training Cost (FLOPs)")."""
+    parts = [headers[k].split() for k in cols if k < len(headers)]
+    if not parts or any(not p for p in parts):
+        return ""
+    common = []
+    for ws in zip(*parts):
+        if len(set(ws)) != 1:
+            break
+        common.append(ws[0])
+    return " ".join(common)
+
+
+def row_text(cells: list[str], headers: list[str], spanning: dict[int, list[int]]) -> tuple[str, list[dict[str, str]]]:
     parts: list[str] = []
     pairs: list[dict[str, str]] = []
     for k, value in enumerate(cells):
         if not value:
             continue
-        header = "" if k in spanning else (headers[k] if k < len(headers) else "")
+        header = _common_header(headers, spanning[k]) if k in spanning else (headers[k] if k < len(headers) else "")
         pairs.append({"header": header, "value": value})
         parts.append(f"{header}: {value}" if header and k > 0 else value)
     return " | ".join(parts), pairs
@@ -806,7 +865,7 @@ def table_lines(tables: list[ExtractedTable]) -> list[dict[str, Any]]:
             hb = t.header_bbox
             rows.append(
                 {
-                    "text": " | ".join(h for h in t.headers if h),
+                    "text": " | ".join(h for k, h in enumerate(t.headers) if h and (k == 0 or h != t.headers[k - 1])),
                     "x0": hb[0], "y0": hb[1], "x1": hb[2], "y1": hb[3],
                     "kind": "table_row",
                     "object_key": t.object_key,

@@ -291,3 +291,33 @@ def test_link_reader_on_odd_annotations(tmp_path):
         assert [lk.page for lk in fallback] == [2]  # PyMuPDF's reader drops the rect-less link
     finally:
         doc.close()
+
+
+def test_printed_contents_page_with_page_labels(tmp_path):
+    """Headings the text does not set apart (body font) are found through the printed contents
+    page; its printed page numbers map to physical pages through the page labels."""
+    m = pymupdf()
+    doc = m.open()
+    for _ in range(5):
+        doc.new_page()
+    doc[0].insert_text((72, 80), "Contents", fontname="hebo", fontsize=14)
+    for k, (title, label) in enumerate([("1 Scope", "1"), ("2 Terms", "2"), ("2.1 Widgets", "2"), ("3 Rules", "3")]):
+        doc[0].insert_text((72, 110 + 16 * k), f"{title} {'.' * 50} {label}", fontname="helv", fontsize=10)
+    doc[1].insert_text((72, 80), "Foreword text in roman-numbered front matter.", fontname="helv", fontsize=10)
+    for pno, lines in [(2, ["1 Scope", "This standard covers widgets."]),
+                       (3, ["2 Terms", "Terms used here.", "2.1 Widgets", "A widget is a device."]),
+                       (4, ["3 Rules", "Count every widget."])]:
+        for k, text in enumerate(lines):
+            doc[pno].insert_text((72, 80 + 20 * k), text, fontname="helv", fontsize=10)
+    doc.set_page_labels([{"startpage": 0, "prefix": "", "style": "r", "firstpagenum": 1},
+                         {"startpage": 2, "prefix": "", "style": "D", "firstpagenum": 1}])
+    path = tmp_path / "contents.pdf"
+    doc.save(str(path))
+    doc.close()
+    from structure_pdfs import structure
+
+    toc = structure(path)["toc_df"]
+    assert list(zip(toc["toc_id"], toc["page_start"])) == [("1", 3), ("2", 4), ("2.1", 4), ("3", 5)]
+    assert set(toc["source"]) == {"contents_page"}
+    assert _row(toc, toc_id="2.1")["line_num"] >= 1  # the heading line was found on its page
+    assert list(toc["page_end"]) == [3, 4, 4, 5]

@@ -146,6 +146,7 @@ _POINTER = re.compile(
     re.IGNORECASE,
 )
 _CITATION = re.compile(r"^\s*\[\s*([\w.,;\- ]{1,40})\s*\]\s*$|^\s*\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\s*$")
+_LABEL_INSIDE = re.compile(r"\s(?:table|tab\.|figure|fig|exhibit|appendix|annex|schedule|equation|eq\.|section|sec\.|§|chapter|clause)", re.IGNORECASE)
 _AUTHOR_YEAR = re.compile(r"\bet al\b|^\(?(?:1[89]|20)\d\d[a-z]?\)?$|^[A-Z][\w'\-]+(?: and [A-Z][\w'\-]+)?,? \(?(?:1[89]|20)\d\d[a-z]?\)?$")
 _RANGE = re.compile(r"^(?:§|sections?\s*)?(\d{1,2}(?:\.\d{1,3}){0,4})\s*[-\u2013]\s*\d{1,2}(?:\.\d{1,3}){0,4}$", re.IGNORECASE)
 _PAGE = re.compile(r"^\s*(?:page|p\.|pp\.)\s*([ivxlc]+|\d{1,4})\s*$", re.IGNORECASE)
@@ -199,7 +200,7 @@ def parse_link_anchor(text: str) -> tuple[str, str | None, str | None]:
     if num is not None and title:
         return "section", num, None
     words = t.split()
-    if 1 < len(words) <= 6:  # "in Appendix D", "see Table 3": the label inside a short anchor
+    if 1 < len(words) <= 6 and _LABEL_INSIDE.search(t):  # "in Appendix D", "see Table 3"
         for k in range(1, len(words)):
             kind, target, sub = parse_link_anchor(" ".join(words[k:]))
             if kind in ("table", "figure", "appendix", "annex", "schedule", "exhibit", "equation"):

@@ -93,8 +93,12 @@ def match_heading_line(title: str, page_lines: Sequence[tuple], y: float | None)
     if not key:
         return None
     best, best_score = None, None
+    words = re.findall(r"[^\W_]+", bare_title.lower())
+    probe = words[0] if words else ""  # the first word: also on the first line of a wrapped title
     for row in page_lines:
         text, line_num, y0 = row[0], row[1], row[2]
+        if probe and probe not in text.lower() and len(text) >= 8:
+            continue  # cheap test first
         t = row[3] if len(row) > 3 else norm(text)
         if not t or len(t) > 3 * len(key) + 20:
             continue
@@ -127,8 +131,7 @@ def outline_entries(raw: Sequence[dict[str, Any]], logical: Lines, usable: np.nd
         rows = []
         for i in range(sl.start, sl.stop):
             if (usable is None or usable[i]) and len(logical.text[i]) < 300:
-                t = logical.text[i]
-                rows.append((t, int(logical.line_num[i]), float(logical.box[i, 1]), norm(t)))
+                rows.append((logical.text[i], int(logical.line_num[i]), float(logical.box[i, 1])))
         by_page[p] = rows
     entries: list[dict[str, Any]] = []
     titled_appendices = {a[1] for a in map(split_appendix, (i["title"] for i in raw)) if a is not None and a[2]}

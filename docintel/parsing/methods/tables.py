@@ -34,6 +34,7 @@ from docintel.settings import Settings
 METHOD = "pymupdf_tables"
 
 CAPTION_RE = re.compile(r"^\s*(?:Table|TABLE)\s+([A-Z]?\d+(?:[.\-]\d+)*[a-z]?|[A-Z](?:[.\-]\d+)*)(?=[\s.:—–])\s*[.:—–]")
+_LEADER_RE = re.compile(r"\s*(?:\.\s?){4,}\s*$")  # dot leaders: "AFM revisions ......"
 _NUMERIC_RE = re.compile(r"^[\s$€£(\[]*[-+−–±]?[\d.,]*\d[\d.,]*\s*(%|[KMBkmb]|x|×)?[\s)\]*]*$")
 
 
@@ -79,7 +80,7 @@ class Segment:
 
     @property
     def text(self) -> str:
-        return " ".join(w.text for w in self.words)
+        return _LEADER_RE.sub("", " ".join(w.text for w in self.words)).strip() or " ".join(w.text for w in self.words)
 
 
 @dataclass
@@ -495,7 +496,8 @@ def _columns(body: list[Line], vcuts: list[float], x0: float, x1: float) -> list
     for s in segs:
         for i in range(max(0, int((s.x0 - left) / step)), min(n, int((s.x1 - left) / step) + 1)):
             cover[i] += 1
-    allowed = max(1, int(0.06 * len(body)))
+    # a gap may be crossed by a few merged cells, except in tiny tables where one line is a lot
+    allowed = max(1, int(0.06 * len(body))) if len(body) >= 8 else 0
     lo = min(s.x0 for s in segs)
     hi = max(s.x1 for s in segs)
     cuts: list[float] = []
@@ -772,7 +774,13 @@ def _band_rows(band: list[Line], cols: list[tuple[float, float]], cuts: tuple[li
     group: str | None = None
     for (cells, span), ln in per_line:
         nums = any(is_numeric(c) for c in cells[1:] if c)
-        if out and not cells[0] and not nums and not span:
+        filled = [k for k, c in enumerate(cells) if c]
+        wrapped = bool(out) and not span and (
+            (not cells[0] and not nums)  # text continuing the cells above
+            or (filled == [0] and cells[0][:1].islower())  # a first cell that wraps
+            or (len(filled) == 1 and filled[0] > 0 and bool(out[-1].cells[filled[0]]))  # one wrapped value
+        )
+        if wrapped:
             prev = out[-1]
             prev.cells = [f"{a} {b}".strip() for a, b in zip(prev.cells, cells)]
             b = prev.bbox

@@ -83,7 +83,7 @@ class Lines:
             return a.astype(dtype)
 
         text_col = df["text"]
-        if pd.api.types.is_string_dtype(text_col) and not pd.api.types.is_object_dtype(text_col):
+        if n > 5000 and pd.api.types.is_string_dtype(text_col) and not pd.api.types.is_object_dtype(text_col):
             keep = (text_col.str.strip().str.len() > 0).fillna(False).to_numpy(dtype=bool)
             text = text_col.fillna("").tolist()
         else:
@@ -93,9 +93,17 @@ class Lines:
         line_num = num("line_num", np.int64, 0)
         order = np.lexsort((line_num, page))
         order = order[keep[order]]
-        if "font" in cols:
+        if "font" in cols and n > 5000:
             codes, uniques = pd.factorize(df["font"].fillna("").astype(str))
             names = [str(u) for u in uniques]
+        elif "font" in cols:
+            index: dict[str, int] = {}
+            codes = np.fromiter(
+                (index.setdefault(f if isinstance(f, str) else "", len(index)) for f in df["font"].tolist()),
+                dtype=np.int64,
+                count=n,
+            )
+            names = list(index)
         else:
             codes, names = np.zeros(n, dtype=np.int64), [""]
         codes = np.asarray(codes, dtype=np.int64)[order]

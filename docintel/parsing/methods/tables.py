@@ -766,9 +766,8 @@ def _band_rows(band: list[Line], cols: list[tuple[float, float]], cuts: tuple[li
     if ruled and not rowwise:
         # one logical row whose cells wrap over the band's lines
         cells = [" ".join(c[k] for (c, _), _ in per_line if c[k]) for k in range(len(cols))]
-        first = next((c[0] for (c, _), _ in per_line if c[0]), "")
         span = {k: v for (_, s), _ in per_line for k, v in s.items()}
-        return [TableRow(cells, _key(first) or _first(cells), _bbox(band), span)]
+        return [TableRow(cells, _wrapped_key(band, cols, per_line) or _first(cells), _bbox(band), span)]
     # line by line; a line with an empty first column and no numbers continues the row above
     out: list[TableRow] = []
     group: str | None = None
@@ -794,6 +793,24 @@ def _band_rows(band: list[Line], cols: list[tuple[float, float]], cuts: tuple[li
             group = _key(cells[0])  # a section label over the rows that follow
         out.append(row)
     return out
+
+
+def _wrapped_key(band: list[Line], cols: list[tuple[float, float]], per_line: list) -> str | None:
+    """Row label of a wrapped first cell: its bold lead ("Confidentiality" before the plain
+    description), the whole cell when it is short ("Tier 1: Partial"), else its first line."""
+    words = [w for ln in band for w in ln.words if (w.x0 + w.x1) / 2 < cols[0][1]]
+    if not words:
+        return None
+    if words[0].bold and not all(w.bold for w in words):
+        lead = []
+        for w in words:
+            if not w.bold:
+                break
+            lead.append(w.text)
+        return " ".join(lead)
+    if len(words) <= 5:
+        return " ".join(w.text for w in words)
+    return _key(next((c[0] for (c, _), _ in per_line if c[0]), ""))
 
 
 def _first(cells: list[str]) -> str | None:

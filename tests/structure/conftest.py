@@ -16,7 +16,7 @@ from structure_pdfs import report_pdf, structure  # noqa: E402
 def report(tmp_path_factory):
     """build_structure tables of the synthetic report without an outline."""
     path = report_pdf(tmp_path_factory.mktemp("report") / "report.pdf")
-    return structure(path)
+    return {**structure(path), "_path": path}
 
 
 @pytest.fixture(scope="session")

@@ -74,7 +74,16 @@ def test_internal_link_becomes_a_native_link_row(report):
     assert (link["ref_type"], link["ref_target"]) == ("section", "2.1")
     assert link["target_page"] == 3 and link["target_y"] == pytest.approx(130, abs=1)
     assert link["origin_page"] == 2
-    assert link["origin_line"] >= 1  # the line "Section 2.1 of this report."
+    # the anchor sits on the line "Section 2.1 of this report." of page 2
+    from structure_pdfs import baseline_frame
+
+    doc = pymupdf().open(str(report["_path"]))
+    try:
+        lines = baseline_frame(doc)
+    finally:
+        doc.close()
+    origin = lines[(lines["page_num"] == 2) & (lines["line_num"] == link["origin_line"])]
+    assert origin["text"].tolist() == ["Section 2.1 of this report."]
 
 
 def test_anchor_rows_for_every_toc_entry_and_object(report):
@@ -83,6 +92,7 @@ def test_anchor_rows_for_every_toc_entry_and_object(report):
     assert sorted(anchors["ref_target"]) == sorted(report["toc_df"]["toc_id"])
     assert set(anchors["ref_type"]) == {"section", "appendix"}
     assert _row(anchors, ref_target="A")["ref_type"] == "appendix"
+    assert _row(anchors, ref_target="A")["anchor_text"] == "Appendix A Glossary"
     objs = refs[refs["source"] == "object_registry"]
     assert sorted(zip(objs["ref_type"], objs["ref_target"])) == sorted(
         zip(report["object_registry"]["object_type"], report["object_registry"]["object_id"])

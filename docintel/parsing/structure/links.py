@@ -236,7 +236,7 @@ def toc_anchor_rows(toc_rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             {
                 "origin_page": r["page_start"],
                 "origin_line": r.get("line_num"),
-                "anchor_text": (f"{r['toc_id']} {r['title']}" if not r["toc_id"].startswith("#") else r["title"]),
+                "anchor_text": _toc_anchor_text(r, ref_type),
                 "ref_type": ref_type,
                 "ref_target": r["toc_id"],
                 "target_page": r["page_start"],
@@ -245,6 +245,14 @@ def toc_anchor_rows(toc_rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _toc_anchor_text(r: dict[str, Any], ref_type: str) -> str:
+    if r["toc_id"].startswith("#"):
+        return r["title"]
+    if ref_type != "section":
+        return f"{ref_type.capitalize()} {r['toc_id']} {r['title']}"
+    return f"{r['toc_id']} {r['title']}"
 
 
 def object_anchor_rows(objects: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -20,6 +20,8 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import Any, Sequence
 
+from docintel.parsing.grid import region_members, row_bands, table_regions, text_extent
+
 _BIN = 2.0  # points per histogram bin
 _MIN_GUTTER = 6.0  # narrowest gap that counts as a gutter, points
 _MIN_LINES = 4  # lines a column needs
@@ -30,29 +32,6 @@ _MAX_CROSSING = 0.3  # share of all lines that may cross a gutter (titles, capti
 _MIN_COL_CHARS = 18  # median characters per line a text column needs
 _CELL_WIDTH = 0.3  # a grid cell is narrower than this share of the text width
 _GRID_CELLS = 4  # narrow lines side by side that make a table row (3 if very narrow)
-
-
-def text_extent(lines: Sequence[dict[str, Any]]) -> tuple[float, float]:
-    if not lines:
-        return 0.0, 0.0
-    return min(r["x0"] for r in lines), max(r["x1"] for r in lines)
-
-
-def row_bands(lines: Sequence[dict[str, Any]], idx: Sequence[int] | None = None) -> list[list[int]]:
-    """Group line indices into horizontal bands: lines whose vertical centres are close."""
-    order = sorted(idx if idx is not None else range(len(lines)), key=lambda i: (lines[i]["y0"] + lines[i]["y1"]) / 2)
-    bands: list[list[int]] = []
-    last = None
-    for i in order:
-        r = lines[i]
-        cy = (r["y0"] + r["y1"]) / 2
-        tol = max(2.0, 0.45 * (r["y1"] - r["y0"]))
-        if bands and last is not None and cy - last <= tol:
-            bands[-1].append(i)
-        else:
-            bands.append([i])
-            last = cy
-    return bands
 
 
 def grid_lines(lines: Sequence[dict[str, Any]]) -> set[int]:
@@ -176,10 +155,19 @@ def page_gutters(lines: Sequence[dict[str, Any]], page_width: float, grid: set[i
 
 def assign_columns(lines: Sequence[dict[str, Any]], page_width: float) -> tuple[list[str], int]:
     """A column label per line and the page's column count (table grids do not count)."""
-    grid = grid_lines(lines)
+    regions = table_regions(lines)
+    in_tables = region_members(lines, regions)
+    grid = grid_lines(lines) | in_tables
     gutters = page_gutters(lines, page_width, grid)
     n = len(gutters) + 1
     labels = [_label(_column_of(r["x0"], r["x1"], gutters), n) for r in lines]
+    if n > 1:
+        # a captioned table sits in one column or spans the gutter: its lines follow its extent
+        for reg in regions:
+            label = _label(_column_of(reg["x0"], reg["x1"], gutters), n)
+            for k in region_members(lines, [reg]):
+                labels[k] = label
+    grid -= in_tables
     if grid and n > 1:
         # a table sits in one column or spans the gutter: label its cells by the table's extent
         for band_group in _grid_blocks(lines, grid):

@@ -9,25 +9,13 @@ returns the reason string when it fires (the measured value included, e.g.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-from docintel.parsing.columns import row_bands, text_extent
+from docintel.parsing.grid import caption_lines, grid_blocks, table_regions  # noqa: F401 (re-exported)
 
 FLAGS = ("flat_table", "opaque_figure", "col_anomaly", "scanned")
 
-# "Table 3:", "TABLE 1:", "Table 2-1.", "Table A-1", "Table A4-12", "Table IV."
-_CAPTION = re.compile(
-    r"^(?:Table|TABLE)\s+((?:[A-Z]{0,2}\d+(?:[-.]\d+)*)|[A-Z](?:-\d+)?|[IVXLC]+)(?=$|\s*[:.\u2013\u2014-]|\s+[A-Z(])"
-)
-_CAPTION_PUNCT = re.compile(r"^(?:Table|TABLE)\s+\S+?\s*([:.\u2013\u2014-]|$)")
-
-# flat_table
-CELL_WIDTH = 0.3  # a table cell is narrower than this share of the page's text width
-MIN_CELLS = 8  # short cells in a grid block
-MIN_ROWS = 3  # grid rows in a block
-CAPTION_GAP = 120.0  # points between the caption and its grid (caption above or below)
 # opaque_figure
 FIGURE_MIN_AREA = 0.02  # share of the page an image must cover to count as a figure
 FIGURE_MIN_SIDE = 40.0  # points
@@ -62,74 +50,19 @@ def n_columns(lines: Sequence[dict[str, Any]], page_width: float) -> int:
     return assign_columns(lines, page_width)[1]
 
 
-def caption_lines(lines: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
-    """(index, table id) of lines that open a table caption ("Table 3:", "TABLE 1:")."""
-    out = []
-    for k, r in enumerate(lines):
-        text = r["text"]
-        if not text.startswith(("Table", "TABLE")):
-            continue
-        m = _CAPTION.match(text)
-        if not m:
-            continue
-        # "Table 1 summarizes ..." is prose: a caption has punctuation after the id, is bold,
-        # is upper case, or is the id alone
-        if _CAPTION_PUNCT.match(text) or r.get("bold") or text.startswith("TABLE") or len(text) <= 12:
-            out.append((k, m.group(1)))
-    return out
-
-
-def grid_blocks(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Vertically contiguous runs of rows holding >= 2 short, narrow cells side by side.
-
-    Each block: {"cells": n, "rows": n, "y0": top, "y1": bottom}.
-    """
-    left, right = text_extent(lines)
-    width = right - left
-    if width <= 0:
-        return []
-    narrow = [k for k, r in enumerate(lines) if r["x1"] - r["x0"] < CELL_WIDTH * width]
-    blocks: list[dict[str, Any]] = []
-    for band in row_bands(lines, narrow):
-        cells = sorted(band, key=lambda k: lines[k]["x0"])
-        disjoint = 1
-        for a, b in zip(cells, cells[1:]):
-            if lines[b]["x0"] >= lines[a]["x1"] - 1:
-                disjoint += 1
-        if disjoint < 2:
-            continue
-        top = min(lines[k]["y0"] for k in band)
-        bottom = max(lines[k]["y1"] for k in band)
-        h = max(lines[k]["y1"] - lines[k]["y0"] for k in band)
-        if blocks and top - blocks[-1]["y1"] <= 3 * h:
-            b = blocks[-1]
-            b["cells"] += len(band)
-            b["rows"] += 1
-            b["y1"] = max(b["y1"], bottom)
-        else:
-            blocks.append({"cells": len(band), "rows": 1, "y0": top, "y1": bottom})
-    return blocks
-
-
 def flat_table(lines: Sequence[dict[str, Any]]) -> str | None:
-    """A "Table N" caption next to a grid of many short, narrow cell lines."""
-    captions = caption_lines(lines)
-    if not captions:
+    """A "Table N" caption next to a grid of many short cell lines (:mod:`docintel.parsing.grid`)."""
+    regions = table_regions(lines)
+    # on multi-column pages also look inside each column: a figure's axis labels in the next
+    # column must not bridge two tables and their captions
+    columns = {r.get("column") for r in lines} - {None, "single"}
+    if len(columns) > 1:
+        for col in sorted(columns):
+            regions += table_regions([r for r in lines if r.get("column") == col])
+    if not regions:
         return None
-    best = None
-    for block in grid_blocks(lines):
-        if block["cells"] < MIN_CELLS or block["rows"] < MIN_ROWS:
-            continue
-        for k, table_id in captions:
-            cap = lines[k]
-            above = 0 <= block["y0"] - cap["y1"] <= CAPTION_GAP
-            below = 0 <= cap["y0"] - block["y1"] <= CAPTION_GAP
-            if (above or below) and (best is None or block["cells"] > best[1]["cells"]):
-                best = (table_id, block)
-    if best is None:
-        return None
-    table_id, block = best
-    return f"flat_table: 'Table {table_id}' caption + {block['cells']} short cells in {block['rows']} rows"
+    best = max(regions, key=lambda r: r["cells"])
+    return f"flat_table: 'Table {best['table_id']}' caption + {best['cells']} short cells in {best['rows']} rows"
 
 
 def opaque_figure(images: Sequence[dict[str, Any]]) -> str | None:

@@ -58,6 +58,14 @@ def test_fips_table_and_printed_page_labels(fips):
     assert pages[5]["page_label"] == "1"
 
 
+def test_paragraph_cell_table_is_a_table_not_two_columns(shared_corpora):
+    # CSWP 29 page 29: "Table 2. Notional Illustration of the CSF Tiers", cells are small paragraphs
+    pages, parsed = pages_of(shared_corpora / "nist" / "NIST.CSWP.29.pdf")
+    assert pages[29]["flat_table"] and "'Table 2'" in pages[29]["reasons"][0]
+    assert pages[29]["n_columns"] == 1 and not pages[29]["col_anomaly"]
+    assert not any(p["flat_table"] for n, p in pages.items() if n in (6, 7, 9, 12))  # prose pages
+
+
 def test_two_column_paper_page_one_despite_title_block(shared_corpora):
     pages, parsed = pages_of(shared_corpora / "two_column" / "2023.eacl-main.121.pdf")
     assert pages[1]["n_columns"] == 2 and not pages[1]["col_anomaly"]

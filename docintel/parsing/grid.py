@@ -1,0 +1,220 @@
+"""Table geometry shared by the column detector and the flat-table signal.
+
+A *grid row* is a horizontal band holding several cells side by side: two or more short,
+narrow lines, or three or more lines that are each under half the text width (tables whose
+cells are small paragraphs). Consecutive grid rows form a *grid block*; a block with a
+"Table N" caption just above or below it is a *table region*. Prose columns never make a grid
+row: a two-column page has two lines per band, each about half the text width.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+
+def text_extent(lines: Sequence[dict[str, Any]]) -> tuple[float, float]:
+    if not lines:
+        return 0.0, 0.0
+    return min(r["x0"] for r in lines), max(r["x1"] for r in lines)
+
+
+def row_bands(lines: Sequence[dict[str, Any]], idx: Sequence[int] | None = None) -> list[list[int]]:
+    """Group line indices into horizontal bands: lines whose vertical centres are close."""
+    order = sorted(idx if idx is not None else range(len(lines)), key=lambda i: (lines[i]["y0"] + lines[i]["y1"]) / 2)
+    bands: list[list[int]] = []
+    last = None
+    for i in order:
+        r = lines[i]
+        cy = (r["y0"] + r["y1"]) / 2
+        tol = max(2.0, 0.45 * (r["y1"] - r["y0"]))
+        if bands and last is not None and cy - last <= tol:
+            bands[-1].append(i)
+        else:
+            bands.append([i])
+            last = cy
+    return bands
+
+
+CELL_WIDTH = 0.3  # a short cell is narrower than this share of the page's text width
+PARA_CELL_WIDTH = 0.5  # three+ lines side by side, each narrower than this, are cells too
+MIN_CELLS = 8  # cells in a block for a table
+MIN_ROWS = 3  # grid rows in a block for a table
+CAPTION_GAP = 120.0  # points between a caption and its grid (caption above or below)
+MAX_WRAP_ROWS = 10  # wrapped-text bands held between two grid rows of a paragraph-cell table
+MERGE_GAP = 160.0  # points between two grid blocks that share cell edges (one table, tall rows)
+
+# "Table 3:", "TABLE 1:", "Table 2-1.", "Table A-1", "Table A4-12", "Table IV."
+_CAPTION = re.compile(
+    r"^(?:Table|TABLE)\s+((?:[A-Z]{0,2}\d+(?:[-.]\d+)*)|[A-Z](?:-\d+)?|[IVXLC]+)(?=$|\s*[:.\u2013\u2014-]|\s+[A-Z(])"
+)
+_CAPTION_PUNCT = re.compile(r"^(?:Table|TABLE)\s+\S+?\s*([:.\u2013\u2014-]|$)")
+
+
+def caption_lines(lines: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
+    """(index, table id) of lines that open a table caption ("Table 3:", "TABLE 1:")."""
+    out = []
+    for k, r in enumerate(lines):
+        text = r["text"]
+        if not text.startswith(("Table", "TABLE")):
+            continue
+        m = _CAPTION.match(text)
+        if not m:
+            continue
+        # "Table 1 summarizes ..." is prose: a caption has punctuation after the id, is bold,
+        # is upper case, or is the id alone
+        if _CAPTION_PUNCT.match(text) or r.get("bold") or text.startswith("TABLE") or len(text) <= 12:
+            out.append((k, m.group(1)))
+    return out
+
+
+def _disjoint(lines: Sequence[dict[str, Any]], idx: list[int]) -> int:
+    cells = sorted(idx, key=lambda k: lines[k]["x0"])
+    n = 1 if cells else 0
+    for a, b in zip(cells, cells[1:]):
+        if lines[b]["x0"] >= lines[a]["x1"] - 1:
+            n += 1
+    return n
+
+
+def grid_blocks(lines: Sequence[dict[str, Any]], captions: Sequence[int] = ()) -> list[dict[str, Any]]:
+    """Vertically contiguous runs of grid rows; a caption line (index in ``captions``) ends a run.
+
+    Each block: {"cells", "rows", "y0", "y1", "x0", "x1", "lines": [indices in grid rows],
+    "lefts": {cell left edges}}. Lines that start at a cell edge of the block above continue
+    it (paragraph cells wrap onto rows where fewer columns have text) when a real grid row
+    follows within MAX_WRAP_ROWS bands.
+    """
+    left, right = text_extent(lines)
+    width = right - left
+    if width <= 0:
+        return []
+    candidates = [k for k, r in enumerate(lines) if r["x1"] - r["x0"] < PARA_CELL_WIDTH * width]
+    cap_y = sorted((lines[k]["y0"] + lines[k]["y1"]) / 2 for k in captions)
+    blocks: list[dict[str, Any]] = []
+    pending: list[list[int]] = []  # continuation bands, kept only if a real grid row follows
+    last_bottom: float | None = None
+
+    def add(block: dict[str, Any], cells: list[int]) -> None:
+        block["cells"] += len(cells)
+        block["rows"] += 1
+        block["y1"] = max(block["y1"], max(lines[k]["y1"] for k in cells))
+        block["x0"] = min(block["x0"], min(lines[k]["x0"] for k in cells))
+        block["x1"] = max(block["x1"], max(lines[k]["x1"] for k in cells))
+        block["lines"].extend(cells)
+        block["lefts"] |= {round(lines[k]["x0"], 1) for k in cells}
+
+    for band in row_bands(lines, candidates):
+        narrow = [k for k in band if lines[k]["x1"] - lines[k]["x0"] < CELL_WIDTH * width]
+        h = max(lines[k]["y1"] - lines[k]["y0"] for k in band)
+        top = min(lines[k]["y0"] for k in band)
+        near = bool(blocks) and last_bottom is not None and top - last_bottom <= 3 * h
+        if near and any(last_bottom <= y <= top for y in cap_y):
+            near = False  # a caption between two grids separates two tables
+        if not near:
+            pending = []
+        if _disjoint(lines, narrow) >= 2:
+            cells = narrow
+        elif _disjoint(lines, band) >= 3:
+            cells = band
+        elif near and len(pending) < MAX_WRAP_ROWS and all(
+            any(abs(lines[k]["x0"] - x) <= 3 for x in blocks[-1]["lefts"]) for k in band
+        ):
+            pending.append(band)
+            last_bottom = max(lines[k]["y1"] for k in band)
+            continue
+        else:
+            if near and len(pending) >= MAX_WRAP_ROWS:
+                pending, last_bottom = [], None  # too long without a grid row: the table ended
+            continue
+        if near:
+            for wrapped in pending:
+                add(blocks[-1], wrapped)
+            add(blocks[-1], cells)
+        else:
+            blocks.append({"cells": 0, "rows": 0, "y0": top, "y1": top, "x0": lines[cells[0]]["x0"],
+                           "x1": lines[cells[0]]["x1"], "lines": [], "lefts": set()})
+            add(blocks[-1], cells)
+        pending = []
+        last_bottom = blocks[-1]["y1"]
+    return blocks
+
+
+def table_regions(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Grid blocks big enough for a table with a "Table N" caption within CAPTION_GAP points.
+
+    Each region is its grid block plus "table_id" and "caption" (line index).
+    """
+    captions = caption_lines(lines)
+    if not captions:
+        return []
+    out = []
+    for block in _merge_aligned(grid_blocks(lines, [k for k, _ in captions]), [lines[k] for k, _ in captions]):
+        if block["cells"] < MIN_CELLS or block["rows"] < MIN_ROWS:
+            continue
+        best = None
+        for k, table_id in captions:
+            cap = lines[k]
+            gap = block["y0"] - cap["y1"] if cap["y1"] <= block["y0"] + 1 else cap["y0"] - block["y1"]
+            if -1 <= gap <= CAPTION_GAP and (best is None or gap < best[0]):
+                best = (gap, k, table_id)
+        if best is not None:
+            region = {**block, "table_id": best[2], "caption": best[1]}
+            if lines[best[1]]["y1"] <= block["y0"] + 1:
+                _extend_down(lines, region)  # caption above: the last row's wrapped text follows
+            out.append(region)
+    return out
+
+
+def _extend_down(lines: Sequence[dict[str, Any]], region: dict[str, Any]) -> None:
+    """Grow a region over the wrapped lines under its last grid row (they start at cell edges)."""
+    below = sorted(
+        (k for k, r in enumerate(lines) if r["y0"] >= region["y1"] - 1 and r["x1"] >= region["x0"] - 1 and r["x0"] <= region["x1"] + 1),
+        key=lambda k: lines[k]["y0"],
+    )
+    bottom = region["y1"]
+    for k in below[: 3 * MAX_WRAP_ROWS]:
+        r = lines[k]
+        if r["y0"] - bottom > 3 * (r["y1"] - r["y0"]) or not any(abs(r["x0"] - x) <= 3 for x in region["lefts"]):
+            break
+        bottom = max(bottom, r["y1"])
+    region["y1"] = bottom
+
+
+def _merge_aligned(blocks: list[dict[str, Any]], captions: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+    """Join blocks that continue each other across tall rows: close, sharing >= 2 cell edges,
+    with no caption between them."""
+    out: list[dict[str, Any]] = []
+    for b in blocks:
+        prev = out[-1] if out else None
+        if prev is not None and any(prev["y1"] <= (c["y0"] + c["y1"]) / 2 <= b["y0"] for c in captions):
+            prev = None
+        if prev is None:
+            out.append(b)
+            continue
+        shared = 0 if prev is None else sum(1 for x in b["lefts"] if any(abs(x - y) <= 3 for y in prev["lefts"]))
+        if prev is not None and b["y0"] - prev["y1"] <= MERGE_GAP and shared >= 2:
+            out[-1] = {
+                **prev,
+                "cells": prev["cells"] + b["cells"],
+                "rows": prev["rows"] + b["rows"],
+                "y1": max(prev["y1"], b["y1"]),
+                "x0": min(prev["x0"], b["x0"]),
+                "x1": max(prev["x1"], b["x1"]),
+                "lines": prev["lines"] + b["lines"],
+                "lefts": prev["lefts"] | b["lefts"],
+            }
+        else:
+            out.append(b)
+    return out
+
+
+def region_members(lines: Sequence[dict[str, Any]], regions: Sequence[dict[str, Any]]) -> set[int]:
+    """Indices of lines whose vertical centre lies inside a table region (cells and their wraps)."""
+    out: set[int] = set()
+    for reg in regions:
+        for k, r in enumerate(lines):
+            cy = (r["y0"] + r["y1"]) / 2
+            if reg["y0"] - 1 <= cy <= reg["y1"] + 1 and r["x1"] >= reg["x0"] - 1 and r["x0"] <= reg["x1"] + 1:
+                out.add(k)
+    return out

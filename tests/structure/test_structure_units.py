@@ -276,3 +276,24 @@ def test_finalize_toc_page_end_and_synthetic_ids():
     # "2" starts at the top of page 4: sections before it end on page 3
     assert [r["page_end"] for r in rows] == [2, 3, 3, 5, 6]
     assert [r["toc_order"] for r in rows] == [0, 1, 2, 3, 4]
+
+
+_obj_ids = st.one_of(
+    st.integers(1, 99).map(str),
+    st.tuples(st.integers(1, 20), st.integers(1, 99)).map(lambda t: f"{t[0]}-{t[1]}"),
+    st.tuples(st.sampled_from("ABCDEFG"), st.integers(1, 30)).map(lambda t: f"{t[0]}-{t[1]}"),
+    st.tuples(st.sampled_from("ABCD"), st.integers(1, 9), st.integers(1, 20)).map(lambda t: f"{t[0]}{t[1]}-{t[2]}"),
+)
+
+
+@given(st.sampled_from([("Table", "table"), ("TABLE", "table"), ("Figure", "figure"), ("Fig.", "figure"),
+                        ("Exhibit", "exhibit")]), _obj_ids, st.sampled_from([":", ".", " -", ""]), titles)
+def test_parse_object_label_round_trip(word_kind, ident, punct, title):
+    word, kind = word_kind
+    got = parse_object_label(f"{word} {ident}{punct} {title}")
+    assert got is not None and got[:2] == (kind, ident)
+
+
+@given(st.sampled_from(["see", "in", "shown in", "and"]), _obj_ids)
+def test_mentions_inside_short_anchors(prefix, ident):
+    assert parse_link_anchor(f"{prefix} Table {ident}.")[:2] == ("table", ident)

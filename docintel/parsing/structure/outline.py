@@ -63,7 +63,9 @@ def read_outline(doc: Any) -> list[dict[str, Any]]:
                 except Exception:
                     y = None
         title = " ".join(str(title).replace("\x00", "").split())
-        out.append({"level": int(level), "title": title, "page": int(page) if page and page > 0 else None, "y": y})
+        n_pages = getattr(doc, "page_count", 0) or 0
+        valid = bool(page) and 0 < page <= (n_pages or page)
+        out.append({"level": int(level), "title": title, "page": int(page) if valid else None, "y": y if valid else None})
     return out
 
 

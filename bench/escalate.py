@@ -48,7 +48,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("pdf", nargs="?", type=Path, default=ROOT.parent / "shared" / "corpora" / "papers" / "1706.03762v7.pdf")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept")
+    ap.add_argument("--repeat", type=int, default=5, help="runs per measurement; the best is kept")
     args = ap.parse_args()
 
     from docintel.parsing.escalate import run_escalate

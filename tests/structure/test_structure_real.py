@@ -163,3 +163,22 @@ def test_anchor_rows_match_toc_and_registry(real, rel):
     objs = refs[refs["source"] == "object_registry"]
     assert len(objs) == len(t["object_registry"])
     assert refs["target_page"].notna().all()
+
+
+@pytest.mark.parametrize("rel", [TRANSFORMER, SP800_40, FIPS199, CSWP29])
+def test_headings_alone_rebuild_the_outline(real, rel, shared_corpora, tmp_path):
+    """With the outline removed, numbered headings give the same section ids on the same pages."""
+    from docintel.parsing.fitz import pymupdf
+    from structure_pdfs import structure
+
+    doc = pymupdf().open(str(shared_corpora / rel))
+    doc.set_toc([])
+    path = tmp_path / "no_outline.pdf"
+    doc.save(str(path))
+    doc.close()
+    with_outline = real(rel)["toc_df"]
+    without = structure(path)["toc_df"]
+    assert set(without["source"]) <= {"heading", "contents_page"}
+    expected = {(r.toc_id, r.page_start) for r in with_outline.itertuples() if not r.toc_id.startswith("#")}
+    got = {(r.toc_id, r.page_start) for r in without.itertuples() if not r.toc_id.startswith("#")}
+    assert expected <= got

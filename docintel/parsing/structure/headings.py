@@ -74,8 +74,8 @@ def heading_candidates(logical: Lines, skip: np.ndarray, body: BodyStyle) -> lis
         t = text[i]
         if len(t) > 160 or not _maybe_heading_start(t):
             continue
-        if not distinct[i]:
-            continue
+        if not distinct[i] and not (t.startswith(_APP_PREFIXES) and t.isupper()):
+            continue  # "APPENDIX A TERMS" in capitals stands apart even in the body font
         m = HEADING.match(t)
         if not m:
             continue

@@ -10,10 +10,12 @@ app = typer.Typer(
     name="docintel",
     help=(
         "Ask questions of a local PDF corpus and get finished answers.\n\n"
-        "  docintel ingest corpora/          parse every page cheaply, flag the hard ones\n\n"
-        "  docintel escalate                 re-parse only the flagged pages, deeper\n\n"
-        "  docintel ask \"What is ...?\"       answer, following 'see Table 3' to the number\n\n"
-        "  docintel eval corpora/golden/*.yaml   golden questions for CI\n\n"
+        "[bold]docintel ingest corpora/[/]: parse every page cheaply, flag the hard ones\n\n"
+        "[bold]docintel escalate[/]: re-parse only the flagged pages with deeper methods\n\n"
+        "[bold]docintel ask \"QUESTION\"[/]: answer with citations, following 'see Table 3' "
+        "to the number\n\n"
+        "[bold]docintel eval corpora/golden/*.yaml[/]: golden questions for CI\n\n"
+        "The store is ./.docintel unless --store or $DOCINTEL_STORE says otherwise. "
         "Exit codes: 0 ok; 1 some inputs failed (the rest was saved) or an eval regressed; "
         "2 usage error (bad flag, unknown doc, empty store)."
     ),

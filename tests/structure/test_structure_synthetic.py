@@ -311,12 +311,14 @@ def test_printed_contents_page_with_page_labels(tmp_path):
     for _ in range(5):
         doc.new_page()
     doc[0].insert_text((72, 80), "Contents", fontname="hebo", fontsize=14)
-    for k, (title, label) in enumerate([("1 Scope", "1"), ("2 Terms", "2"), ("2.1 Widgets", "2"), ("3 Rules", "3")]):
+    listed = [("1 Scope", "1"), ("2 Terms", "2"), ("2.1 Widgets", "2"), ("3 Rules", "3"),
+              ("Figure 1: Photo of a widget", "2"), ("Table 1: Widget counts", "3")]
+    for k, (title, label) in enumerate(listed):
         doc[0].insert_text((72, 110 + 16 * k), f"{title} {'.' * 50} {label}", fontname="helv", fontsize=10)
     doc[1].insert_text((72, 80), "Foreword text in roman-numbered front matter.", fontname="helv", fontsize=10)
     for pno, lines in [(2, ["1 Scope", "This standard covers widgets."]),
                        (3, ["2 Terms", "Terms used here.", "2.1 Widgets", "A widget is a device."]),
-                       (4, ["3 Rules", "Count every widget."])]:
+                       (4, ["3 Rules", "Count every widget.", "Table 1: Widget counts"])]:
         for k, text in enumerate(lines):
             doc[pno].insert_text((72, 80 + 20 * k), text, fontname="helv", fontsize=10)
     doc.set_page_labels([{"startpage": 0, "prefix": "", "style": "r", "firstpagenum": 1},
@@ -326,8 +328,14 @@ def test_printed_contents_page_with_page_labels(tmp_path):
     doc.close()
     from structure_pdfs import structure
 
-    toc = structure(path)["toc_df"]
+    tables = structure(path)
+    toc = tables["toc_df"]
     assert list(zip(toc["toc_id"], toc["page_start"])) == [("1", 3), ("2", 4), ("2.1", 4), ("3", 5)]
+    # the list of figures/tables registers nothing on the contents page; a figure whose caption
+    # is not in the text (an image) is placed where the list says
+    reg = tables["object_registry"]
+    assert sorted(zip(reg["object_key"], reg["page_num"], reg["source"])) == [
+        ("figure:1", 4, "contents_page"), ("table:1", 5, "caption")]
     assert set(toc["source"]) == {"contents_page"}
     assert _row(toc, toc_id="2.1")["line_num"] >= 1  # the heading line was found on its page
     assert list(toc["page_end"]) == [3, 4, 4, 5]

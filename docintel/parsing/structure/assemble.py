@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from docintel.parsing.structure import lines as L
+from docintel.parsing.structure.contents_page import list_entries
 from docintel.parsing.structure.links import native_link_rows, object_anchor_rows, toc_anchor_rows
 from docintel.parsing.structure.objects import appendix_rows, caption_rows
 from docintel.parsing.structure.outline import outline_entries, read_outline
@@ -38,6 +39,7 @@ def assemble(doc: Any, doc_id: str, lines: Any, page_labels: Sequence[str]) -> t
     toc_rows = finalize_toc(entries, doc_id, n_pages, L.first_content_y(logical, furniture))
 
     objects = caption_rows(logical, raw_lines, style, furniture | on_contents)
+    objects += list_entries(logical, on_contents, contents, page_labels, n_pages, objects)
     taken = {(o["object_type"], o["object_id"]) for o in objects}
     for o in appendix_rows(toc_rows, logical):
         if (o["object_type"], o["object_id"]) not in taken:

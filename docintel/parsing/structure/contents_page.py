@@ -135,3 +135,68 @@ def _offset(labels: dict[str, int], raw: list[tuple], headings: Sequence[dict[st
         if n >= 2 or len(diffs) == 1:
             return off
     return numeric_offset(labels)
+
+
+def list_entries(
+    logical: Lines,
+    on_contents: np.ndarray,
+    contents: set[int],
+    page_labels: Sequence[str],
+    n_pages: int,
+    found: Sequence[dict[str, Any]] = (),
+) -> list[dict[str, Any]]:
+    """Objects of a printed list of tables / figures that no caption in the text registered (a
+    caption inside an image), placed on the page the list gives (source contents_page).
+
+    The printed page becomes physical through the page labels, or through the offset that the
+    listed objects whose captions were found show; without either the entry is dropped.
+    """
+    from docintel.parsing.structure.numbering import parse_object_label
+
+    if not contents and not on_contents.any():
+        return []
+    entries = []
+    for i in np.flatnonzero(on_contents).tolist():
+        t = logical.text[i]
+        if not (int(logical.page[i]) in contents or has_leader(t)):
+            continue
+        parsed = parse_entry(t)
+        if parsed is None or not _LIST_ENTRY.match(parsed[0]):
+            continue
+        label = parse_object_label(parsed[0])
+        if label is not None:
+            entries.append((label[0], label[1], parsed[0], parsed[1]))
+    if not entries:
+        return []
+    have = {(o["object_type"], o["object_id"]): o["page_num"] for o in found}
+    diffs = Counter(have[(k, i)] - int(lab) for k, i, _, lab in entries if (k, i) in have and lab.isdigit())
+    offset = None
+    if diffs:
+        off, n = diffs.most_common(1)[0]
+        offset = off if n >= 2 and n * 2 > sum(diffs.values()) else None
+    labels = label_to_page(page_labels, n_pages)
+    identity = not labels or all(k == str(v) for k, v in labels.items())
+    out = []
+    for kind, ident, text, lab in entries:
+        if (kind, ident) in have:
+            continue
+        page = None if identity else labels.get(lab.lower())
+        if page is None and offset is not None and lab.isdigit():
+            page = int(lab) + offset
+        if page is None or not 1 <= page <= n_pages:
+            continue
+        have[(kind, ident)] = page
+        out.append(
+            {
+                "object_type": kind,
+                "object_id": ident,
+                "object_key": f"{kind}:{ident}",
+                "caption": text,
+                "page_num": page,
+                "bbox": None,
+                "line_start": None,
+                "line_end": None,
+                "source": "contents_page",
+            }
+        )
+    return out

@@ -197,7 +197,7 @@ def _execute(
             if not rows:
                 emptied.add((item.method, item.page))
             new_pages.append(_page_row(row, method, len(rows), ms, ocr_confidence=result.ocr_confidence,
-                                       chars=sum(len(r.get("text") or "") for r in rows)))
+                                       chars=sum(len(r.get("text") or "") for r in rows), structured=result.structured))
             for im in result.images:
                 image_updates.append({"page_num": item.page, **im})
             item.status, item.seconds, item.n_lines = ItemStatus.done, round(ms / 1000, 3), len(rows)
@@ -210,13 +210,15 @@ def _execute(
 
 
 def _page_row(base: dict[str, Any], method: Any, n_lines: int, ms: float, error: str | None = None,
-              ocr_confidence: float | None = None, chars: int | None = None) -> dict[str, Any]:
+              ocr_confidence: float | None = None, chars: int | None = None,
+              structured: bool | None = None) -> dict[str, Any]:
     row = {k: base.get(k) for k in PAGE_DF.names}
+    structured = method.structured if structured is None else structured
     row.update(
         parsing_method=method.name,
         n_lines=n_lines,
         escalate=False,
-        context_structured=bool(method.structured and n_lines and not error),
+        context_structured=bool(structured and n_lines and not error),
         coverage=method.coverage,
         ocr_confidence=ocr_confidence,
         duration_ms=round(ms, 2),

@@ -181,3 +181,35 @@ def test_vision_description_from_an_openai_compatible_endpoint(synth_dir):
     content = seen[0]["messages"][0]["content"]
     assert any(part.get("type") == "image_url" and part["image_url"]["url"].startswith("data:image/png;base64,") for part in content)
     assert result.lines  # OCR labels are still there
+
+
+def test_reading_order_reads_a_table_row_by_row(tmp_path):
+    """A ruled table on a two-column page is read as rows, not as extra columns of prose."""
+    from docintel.parsing.fitz import pymupdf
+    from synth_pages import page_input as pi
+
+    m = pymupdf()
+    doc = m.open()
+    page = doc.new_page(width=612, height=792)
+    for i in range(14):
+        page.insert_text((330, 80 + 14 * i), f"right column line {i}", fontsize=10)
+        page.insert_text((72, 80 + 14 * i), f"left column line {i}", fontsize=10)
+    page.insert_text((72, 300), "Table 4: Limits", fontsize=10)
+    xs, y = [72, 250, 420, 540], 310
+    for r, cells in enumerate([["Plan", "Users", "Price"], ["Free", "1", "0"], ["Team", "10", "90"]]):
+        for c, text in enumerate(cells):
+            page.insert_text((xs[c] + 5, y + 22 * r + 15), text, fontsize=10)
+    for k in range(4):
+        page.draw_line((xs[0], y + 22 * k), (xs[-1], y + 22 * k), width=0.6)
+    for x in xs:
+        page.draw_line((x, y), (x, y + 66), width=0.6)
+    doc.save(tmp_path / "cols_table.pdf")
+    result = methods.get("reading_order").run(pi(tmp_path / "cols_table.pdf"))
+    texts = [r["text"] for r in result.lines]
+    assert texts[:14] == [f"left column line {i}" for i in range(14)]
+    assert texts[14:28] == [f"right column line {i}" for i in range(14)]
+    rows = [r for r in result.lines if r["kind"] == "table_row" and r["row_key"] != "header"]
+    assert [r["row_key"] for r in rows] == ["Free", "Team"]
+    assert {"header": "Price", "value": "90"} in json.loads(rows[1]["cells"])
+    assert result.structured is True
+    assert not any(t in ("Free 1 0", "Free") for t in texts)

@@ -35,6 +35,7 @@ class MethodResult:
     ocr_confidence: float | None = None  # mean OCR word confidence, OCR methods only
     tokens: int = 0  # vision-model tokens spent
     notes: list[str] = field(default_factory=list)  # what the method did, for the report
+    structured: bool | None = None  # overrides the method's ``structured`` for this page
 
 
 @runtime_checkable

@@ -4,6 +4,11 @@ PyMuPDF returns lines in content-stream order, which on multi-column pages can i
 columns. This method re-reads the page's lines, finds its gutters (docintel.parsing.columns),
 cuts the page into horizontal sections at every full-width line (titles, wide figures'
 captions), and emits each section's columns left to right, each column top to bottom.
+
+A table is not columns of prose: where the table method finds a table on the page (a ruled grid
+or a captioned booktabs table, which is often what made the page look multi-column), its
+``table_row`` lines replace the table's text lines and are read as one full-width block, row by
+row, so cells are never read column by column.
 """
 
 from __future__ import annotations
@@ -18,15 +23,23 @@ from docintel.settings import Settings
 METHOD = "reading_order"
 
 
-def order_lines(rows: list[dict[str, Any]], page_width: float) -> list[dict[str, Any]]:
-    """``rows`` (dicts with x0..y1) in reading order; sets ``column`` to col1..colN / single."""
+def order_lines(rows: list[dict[str, Any]], page_width: float, blocks: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+    """``rows`` (dicts with x0..y1) in reading order; sets ``column`` to col1..colN / single.
+
+    ``blocks`` are rows read as full-width units (table rows), in their own order.
+    """
     gutters = find_gutters([(r["x0"], r["x1"]) for r in rows], page_width)
+    if blocks:
+        rows = list(rows) + [dict(b, _block=True) for b in blocks]
     if not gutters:
         for r in rows:
             r["column"] = "single"
+            r.pop("_block", None)
         return sorted(rows, key=lambda r: (round(r["y0"], 1), r["x0"]))
 
     def col_of(r: dict[str, Any]) -> int:
+        if r.get("_block"):
+            return -1
         for k, (g0, g1) in enumerate(gutters):
             if r["x0"] < g0 and r["x1"] > g1:
                 return -1  # spans a whole gutter: full width
@@ -44,8 +57,9 @@ def order_lines(rows: list[dict[str, Any]], page_width: float) -> list[dict[str,
             out.extend(r for c, r in sorted(section, key=lambda t: (t[1]["y0"], t[1]["x0"])) if c == k)
         section.clear()
 
-    for r in sorted(rows, key=lambda r: (r["y0"], r["x0"])):
+    for r in sorted(rows, key=lambda r: (r["y0"], r["x0"], r.get("line_num") or 0)):
         c = col_of(r)
+        r.pop("_block", None)
         if c == -1:
             flush()
             r["column"] = "single"
@@ -64,16 +78,29 @@ class ReadingOrderMethod:
     reasons: ClassVar[tuple[str, ...]] = ("col_anomaly", "multi_column")
     coverage: ClassVar[str] = "page"
     structured: ClassVar[bool] = False
-    description: ClassVar[str] = "lines re-ordered column by column between full-width lines"
+    description: ClassVar[str] = "lines re-ordered column by column between full-width lines; tables read row by row"
 
     def estimate(self, page_row: dict[str, Any], settings: Settings) -> tuple[float, int]:
-        return 0.05, 0
+        return 0.4, 0
 
     def run(self, page: PageInput) -> MethodResult:
+        from docintel.parsing.methods.tables import extract_tables, table_lines
+
         rows = extract_lines(page.page, page.doc_id, page.page_num)
-        ordered = order_lines(rows, page.page.rect.width)
-        for r in ordered:
+        for r in rows:
             r["kind"] = "text"
+        tables = extract_tables(page.page)
+        blocks = table_lines(tables)
+        for t in tables:
+            x0, y0, x1, y1 = t.bbox
+            rows = [r for r in rows if not (x0 - 2 <= (r["x0"] + r["x1"]) / 2 <= x1 + 2 and y0 - 2 <= (r["y0"] + r["y1"]) / 2 <= y1 + 2)]
+            # the caption goes with its table, not with the column it happens to sit in
+            caps = [r for r in rows if t.caption and r["text"] == " ".join(t.caption.split())
+                    and min(abs(r["y1"] - y0), abs(r["y0"] - y1)) < 60]
+            blocks.extend(caps)
+            rows = [r for r in rows if r not in caps]
+        ordered = order_lines(rows, page.page.rect.width, blocks)
         n_cols = len({r["column"] for r in ordered} - {"single"})
-        return MethodResult(lines=number_lines(ordered, page.doc_id, page.page_num, METHOD),
-                            notes=[f"{len(ordered)} lines in {max(1, n_cols)} column(s)"])
+        notes = [f"{len(ordered)} lines in {max(1, n_cols)} column(s)"] + [f"{t.object_key}: {len(t.rows)} rows" for t in tables]
+        return MethodResult(lines=number_lines(ordered, page.doc_id, page.page_num, METHOD), notes=notes,
+                            structured=bool(tables))

@@ -212,3 +212,16 @@ def test_view_places_figure_labels_at_the_figure():
     ])
     view = combine(lines, pages)
     assert list(view["text"]) == ["text above the figure", "Multi-Head Attention", "Add & Norm", "Figure 1: caption", "text below"]
+
+
+def test_a_moved_pdf_fails_its_pages_and_says_what_to_do(tmp_path, synth_dir):
+    import shutil
+
+    pdf = tmp_path / "ruled.pdf"
+    shutil.copy(synth_dir / "ruled.pdf", pdf)
+    settings = ingest_into(tmp_path / "store", pdf)
+    pdf.unlink()
+    run = settings.model_copy(update={"escalate": settings.escalate.model_copy(update={"method": "pymupdf_tables"})})
+    report = run_escalate(run, pages=[1])
+    assert report.exit_code == 1 and report.failed == 1
+    assert "re-ingest" in report.items[0].error

@@ -22,7 +22,17 @@ from docintel.schemas.generation import GeneratedAnswer, GenerationRequest, Pass
 from docintel.schemas.questions import AnswerShape
 
 MIN_COVERAGE = 0.5
-"""Share of the question's keyword weight the best sentence must hold to count as an answer."""
+"""Share of the question's keyword weight the best sentence must hold to count as an answer
+(for short questions; long questions need less, see :func:`min_coverage`)."""
+
+
+def min_coverage(n_keywords: int) -> float:
+    """A long question is never answered word for word: 3 of 9 keywords can be the answer."""
+    if n_keywords <= 3:
+        return MIN_COVERAGE
+    if n_keywords <= 6:
+        return 0.4
+    return 0.3
 
 _SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
@@ -30,7 +40,11 @@ _SUFFIXES = ("ations", "ation", "ings", "ing", "ness", "ments", "ment", "ies", "
 _INJECTION = re.compile(
     r"(?i)\b(ignore|disregard|forget)\b.{0,40}\b(instructions?|prompts?|rules|above|previous|prior)\b"
     r"|\b(system|developer)\s+prompt\b|\byou\s+are\s+(now\s+)?(an?\s+)?(ai|assistant|chatbot|language\s+model|llm)\b"
-    r"|\b(as\s+an\s+ai|jailbreak)\b|\b(always|must)\s+(answer|respond|reply|say)\b|\banswer\s+(only\s+)?with\b"
+    r"|\b(as\s+an\s+ai|jailbreak)\b|\byou\s+(must|should|will)\s+(always\s+)?(answer|respond|reply|say)\b|\balways\s+(answer|respond|reply)\s+with\b|\banswer\s+(only\s+)?with\b"
+    r"|\b(note|message|instructions?|notice)\s+(to|for)\s+(any\s+|all\s+)?(ai|llms?|language\s+models?|assistants?|chatbots?)\b"
+    r"|\b(ai|llm)\s+(models?|assistants?|systems?)\s+(reading|summari[sz]ing|processing)\b"
+    r"|\bthis\s+instruction\b|\b(do\s+not|don't|never)\s+(mention|reveal|disclose)\s+(this|these|the)\b"
+    r"|\b(to|in)\s+every\s+(reply|response|answer)\b"
 )
 _CONDITION = re.compile(
     r"(?i)\b(only\s+if|only\s+when|provided\s+that|providing\s+that|unless|on\s+condition\s+that|if\s+and\s+only\s+if"
@@ -62,6 +76,7 @@ class _Sentence:
     score: float = 0.0
     coverage: float = 0.0
     injected: bool = False
+    is_row: bool = False
 
 
 def _is_heading(t: str, prev_text: str) -> bool:
@@ -106,6 +121,14 @@ def _sentences(p: Passage) -> list[_Sentence]:
         first = [n for off, n in spans if off <= start]
         nums = sorted({n for off, n in spans if start <= off < end} | ({first[-1]} if first else set()))
         out.append(_Sentence(p, piece.strip(), nums or [p.line_start], len(out)))
+    rows = [ln for ln in p.lines if ln.kind == "table_row"]
+    if rows:  # each table row is a "sentence" of its own: its cells with their headers
+        for ln in rows:
+            text = "; ".join(f"{c.header}: {c.value}" if c.header else c.value for c in ln.cells) if ln.cells else ln.text
+            out.append(_Sentence(p, text, [ln.line_num], 0, is_row=True))
+        out.sort(key=lambda x: x.line_nums[0])
+        for k, x in enumerate(out):
+            x.index = k
     return out
 
 
@@ -152,10 +175,24 @@ class ExtractiveGenerator:
     # -- scoring ---------------------------------------------------------------------------
 
     def _weights(self, request: GenerationRequest) -> dict[str, float]:
+        """stem -> weight: the keyword's corpus idf relative to the question's mean (rare words
+        count more), halved for low-value verbs; 1 each when no idf is known."""
+        idf = request.parsed.weights
+        known = [idf[k] for k in request.parsed.keywords if k in idf]
+        mean = (sum(known) / len(known)) if known else 0.0
         w: dict[str, float] = {}
         for k in request.parsed.keywords:
-            w[_stem(k)] = 0.5 if k in _LOW_VALUE else 1.0
+            base = min(3.0, max(0.3, idf[k] / mean)) if mean > 0 and k in idf else 1.0
+            w[_stem(k)] = max(w.get(_stem(k), 0.0), base * (0.5 if k in _LOW_VALUE else 1.0))
         return w
+
+    @staticmethod
+    def _asked_numbers(request: GenerationRequest) -> list[str]:
+        ids = {str(p.ref_target).lower() for p in request.parsed.pointers if p.ref_target}
+        return [
+            n for n in request.parsed.numbers
+            if n.lower() not in ids and len(n) >= 2 and ("." not in n or re.search(r"[a-z]", n))
+        ]
 
     def _score(self, s: _Sentence, weights: dict[str, float], request: GenerationRequest) -> None:
         total = sum(weights.values()) or 1.0
@@ -174,6 +211,17 @@ class ExtractiveGenerator:
             score += 0.5
         if len(s.text) < 25:
             score -= 0.5
+        focus = request.parsed.focus
+        if focus and _stem(focus) not in have:  # "What fine ...?" is rarely answered without a fine
+            s.coverage *= 0.75
+            score -= 0.3
+        # "how many ... in 2011": a sentence without the asked number does not answer it
+        asked = self._asked_numbers(request)
+        if asked and not any(n in have or n in low for n in asked):
+            s.coverage *= 0.5
+            score -= 1.0
+        if shape == AnswerShape.value and re.match(r"(?i)\s*how\s+(many|much)\b", request.question) and not _NUM.search(s.text):
+            s.coverage *= 0.7
         s.injected = bool(_INJECTION.search(s.text))
         s.score = score
 
@@ -186,7 +234,7 @@ class ExtractiveGenerator:
         sents = [s for p in primary for s in _sentences(p)]
         for s in sents:
             self._score(s, weights, request)
-        usable = [s for s in sents if not s.injected and _is_prose(s.text)]
+        usable = [s for s in sents if not s.injected and (s.is_row or _is_prose(s.text))]
         ignored = [s for s in sents if s.injected and s.coverage > 0]
         ranked = sorted(usable, key=lambda s: (-s.score, s.passage.page, s.index))
         best = ranked[0] if ranked else None
@@ -200,9 +248,10 @@ class ExtractiveGenerator:
 
         named = [p for p in references if p.referenced_from is None]  # targets named in the question
         chosen: list[_Sentence] = []
-        if (best is None or best.coverage < MIN_COVERAGE) and named:
+        floor = min_coverage(len(request.parsed.keywords))
+        if (best is None or best.coverage < floor) and named:
             pass
-        elif best is None or best.coverage < MIN_COVERAGE:
+        elif best is None or best.coverage < floor:
             missing = ", ".join(request.parsed.keywords) or request.question
             text = f"Not found: the retrieved pages do not answer this question (looked for: {missing})."
             if best is not None and best.coverage > 0:
@@ -217,8 +266,9 @@ class ExtractiveGenerator:
         else:
             chosen = [best]
             for s in ranked[1:3]:
-                if s.score >= 0.8 * best.score and s.coverage >= MIN_COVERAGE and s.text != best.text:
+                if s.score >= 0.8 * best.score and s.coverage >= floor and s.text != best.text:
                     chosen.append(s)
+            chosen = self._continuations(chosen, sents, weights)
             chosen.sort(key=lambda s: (s.passage.passage_id, s.index))
         conditions: list[str] = []
         for s in chosen:
@@ -242,11 +292,23 @@ class ExtractiveGenerator:
         for c in conditions:
             parts.append(f"Condition: {c}")
         # what the followed pointers hold
+        groups: dict[tuple, list[Passage]] = {}
         for p in references:
-            text, cited = self._reference_text(p, request, weights)
+            key = (p.reference_text, p.referenced_from.page if p.referenced_from else None,
+                   p.referenced_from.line if p.referenced_from else None, p.doc_id)
+            groups.setdefault(key, []).append(p)
+        for group in groups.values():
+            p = group[0]
+            if any(ln.kind == "table_row" for ln in p.lines) or len(group) == 1 and not _sentences(p):
+                text, cited = self._reference_text(p, request, weights)
+                if text:
+                    parts.append(text)
+                    citations.append(p.citation(cited[0], cited[-1]) if cited else p.citation())
+                continue
+            text, cites = self._section_text(group, request, weights)
             if text:
                 parts.append(text)
-                citations.append(p.citation(cited[0], cited[-1]) if cited else p.citation())
+                citations.extend(cites)
         # pointers that could not be followed, and external ones
         internal_open = [r for r in pending if r.ref_type != RefType.external]
         blocked = [r for r in internal_open if (r.raw_text, r.origin.page if r.origin else None,
@@ -262,7 +324,7 @@ class ExtractiveGenerator:
                 parts.append(f"External reference, not fetched: {r.raw_text}.")
         if ignored:
             parts.append(self._ignored_note(ignored))
-        if best is None or best.coverage < MIN_COVERAGE:
+        if best is None or best.coverage < floor:
             completeness = Completeness.partial if not any(p.lines for p in references) else (
                 Completeness.references_unresolved if internal_open else Completeness.complete)
         elif internal_open:
@@ -273,6 +335,31 @@ class ExtractiveGenerator:
             answer="\n".join(parts), citations=citations, pending_references=pending,
             answer_completeness=completeness,
         )
+
+    def _continuations(self, chosen: list[_Sentence], sents: list[_Sentence], weights: dict[str, float]) -> list[_Sentence]:
+        """Add what a chosen sentence leads into: the list items after "include:", and a next
+        sentence that points elsewhere about the same subject ("For ..., see Section 5.1.3.3.")."""
+        out = list(chosen)
+        have = {id(s) for s in out}
+        for s in chosen:
+            nxt = [t for t in sents if t.passage is s.passage and t.index > s.index]
+            if s.text.rstrip().endswith(":"):
+                for t in nxt[:8]:
+                    if t.injected:
+                        break
+                    if id(t) not in have:
+                        out.append(t)
+                        have.add(id(t))
+                    if len(t.text.split()) > 40:
+                        break
+                continue
+            if nxt and not nxt[0].injected and id(nxt[0]) not in have and self.find_pointers:
+                t = nxt[0]
+                if self.find_pointers(t.text) and len(_stems(t.text) & set(weights)) >= 2:
+                    out.append(t)
+                    have.add(id(t))
+        out.sort(key=lambda x: (x.passage.passage_id, x.index))
+        return out
 
     @staticmethod
     def _ignored_note(ignored: list[_Sentence]) -> str:
@@ -316,7 +403,10 @@ class ExtractiveGenerator:
                 cell_text = " ".join(f"{c.header} {c.value}" for c in r.cells) or r.text
                 return len(_stems(cell_text) & set(weights))
 
-            best = sorted(rows, key=lambda r: (-overlap(r), r.line_num))[:3]
+            if request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order
+                best = [r for r in rows if r.row_key != "header"][:25]
+            else:
+                best = sorted(rows, key=lambda r: (-overlap(r), r.line_num))[:3]
             return f"{head}: " + "; ".join(self._row_text(r) for r in best) + caveat + ".", sorted(r.line_num for r in best)
         sents = _sentences(p)
         if not sents:
@@ -331,13 +421,39 @@ class ExtractiveGenerator:
         nums = sorted({n for s in top for n in s.line_nums})
         return f"{head}: " + " ".join(f'"{s.text}"' for s in top) + caveat, nums
 
+    def _section_text(self, group: list[Passage], request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[Citation]]:
+        """The best sentences of a text target that may run over several pages."""
+        sents = [s for p in group for s in _sentences(p)]
+        for s in sents:
+            self._score(s, weights, request)
+        usable = [s for s in sents if not s.injected and _is_prose(s.text)] or [s for s in sents if not s.injected]
+        order = {id(s): k for k, s in enumerate(sents)}
+        top = sorted(usable, key=lambda s: (-s.score, order[id(s)]))[:2]
+        if not top or top[0].score <= 0:
+            top = [s for s in usable if len(s.text.split()) > 5][:2] or usable[:2]
+        top = self._continuations(top, sents, weights) if top and top[0].score > 0 else top
+        top.sort(key=lambda s: order[id(s)])
+        p0 = group[0]
+        pages = sorted({s.passage.page_label for s in top}, key=lambda x: [s.passage.page for s in top if s.passage.page_label == x][0])
+        head = f"{p0.reference_text} (page {', '.join(pages) or p0.page_label})"
+        cites: list[Citation] = []
+        for s in top:
+            c = s.passage.citation(s.line_nums[0], s.line_nums[-1])
+            if cites and cites[-1].page == c.page and c.line_start <= cites[-1].line_end + 2:
+                cites[-1] = cites[-1].model_copy(update={"line_end": max(c.line_end, cites[-1].line_end)})
+            else:
+                cites.append(c)
+        if not top:
+            return (f"{head}: the target holds no text lines.", [p0.citation()])
+        return f"{head}: " + " ".join(f'"{s.text}"' for s in top), cites
+
     @staticmethod
     def _row_text(r: PassageLine) -> str:
         if r.cells:
             label = r.row_key or ""
             vals = []
             for c in r.cells:
-                if not c.header and c.value.strip("() ").lower() == (label or "").strip("() ").lower():
+                if c.value.strip("() ").lower() == (label or "").strip("() ").lower():
                     continue
                 vals.append(f"{c.header} {c.value}" if c.header else f"'{c.value}'")
             lab = label if label and label != "first row" else ""

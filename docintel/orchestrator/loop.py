@@ -92,7 +92,9 @@ def answer(question: str, settings: Settings) -> AskResult:
     trace["parse"] = parsed.model_dump(mode="json")
     trace["parse_ms"] = clock.lap()
 
-    passages, candidates = retrieve(store, parsed, doc_ids, top_k=ask.top_k)
+    passages, candidates, idf = retrieve(store, parsed, doc_ids, top_k=ask.top_k)
+    parsed = parsed.model_copy(update={"weights": {k: round(v, 4) for k, v in idf.items()}})
+    trace["parse"]["weights"] = parsed.weights
     trace["retrieval"] = {
         "candidates": [c.model_dump() for c in candidates],
         "chosen": [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in passages],
@@ -119,12 +121,13 @@ def answer(question: str, settings: Settings) -> AskResult:
                                     "steps": res.steps, "status": res.resolved.status.value,
                                     "source": res.resolved.source, "target_page": res.resolved.target_page}
             if res.region is not None:
-                p = fetch_target(store, res.region, f"R{len(ref_passages) + 1}", res.next_section)
+                fetched = fetch_target(store, res.region, f"R{len(ref_passages) + 1}", res.next_section)
                 if ref.origin is None:
-                    p = p.model_copy(update={"note": (p.note or "").replace("in the question", "named in the question")})
-                ref_passages.append(p)
-                step["fetched"] = {"page": p.page, "lines": [p.line_start, p.line_end], "note": p.note,
-                                   "parsing_method": p.parsing_method}
+                    fetched = [p.model_copy(update={"note": (p.note or "").replace("in the question", "named in the question")})
+                               for p in fetched]
+                ref_passages.extend(fetched)
+                step["fetched"] = [{"page": p.page, "lines": [p.line_start, p.line_end], "note": p.note,
+                                    "parsing_method": p.parsing_method} for p in fetched]
             resolver_steps.append(step)
 
     # pointers named in the question go straight to their target

@@ -30,18 +30,19 @@ STOP_WORDS = frozenset(
 # words that say something about the answer's shape but carry no topic
 _SHAPE_WORDS = frozenset("similar similarly different differ differs better worse same versus vs".split())
 
-_TOKEN = re.compile(r"[^\W\d_][\w\-']*[^\W_]|[^\W\d_]|\d+(?:[.,]\d+)*%?")
-_NUMBER = re.compile(r"^\d+(?:[.,]\d+)*%?$")
+_TOKEN = re.compile(r"[^\W\d_][\w\-']*[^\W_]|[^\W\d_]|\d+(?:[.,]\d+)*(?:[a-z]{1,3}\b)?%?")
+_NUMBER = re.compile(r"^\d+(?:[.,]\d+)*(?:[a-z]{1,3})?%?$")
 _DOC_HINT = re.compile(
-    r"(?i)\b(?:in|from|of|per)\s+(?:the\s+)?(?P<name>[A-Za-z0-9][\w\-./ ]{1,60}?)\s+"
-    r"(?:paper|document|report|standard|publication|guide|guideline|spec|specification|pdf|contract|agreement)\b"
+    r"(?i)\b(?:in|from|of|per|under)\s+(?:the\s+)?(?P<name>[A-Za-z0-9][\w\-./ ]{1,60}?)\s+"
+    r"(?:paper|document|report|standard|publication|guide|guideline|spec|specification|pdf|contract|agreement"
+    r"|addendum|policy|handbook|manual|framework)\b"
 )
 
 PointerFinder = Callable[[str], list[PendingReference]]
 
 
 def tokens(text: str) -> list[str]:
-    return [t.strip("'").lower() for t in _TOKEN.findall(text)]
+    return [re.sub(r"['’]s$", "", t.strip("'")).lower() for t in _TOKEN.findall(text)]
 
 
 def answer_shape(text: str) -> AnswerShape:
@@ -62,6 +63,29 @@ def answer_shape(text: str) -> AnswerShape:
     if first in {"what", "when", "how"}:
         return AnswerShape.value
     return AnswerShape.other
+
+
+_FOCUS = re.compile(
+    r"(?i)^\s*(?:what|which|whose)\s+(?P<w>[^\W\d_][\w\-]*)\s+"
+    r"(?:does|do|did|can|could|should|must|are|is|was|were|will|would|has|have|may|might)\b"
+)
+_NOT_FOCUS = frozenset(
+    "is are was were do does did can could should would will must may has have the a an it this that these those "
+    "kind kinds type types sort".split()
+)
+
+
+def focus_word(text: str) -> str | None:
+    """The noun a wh-question asks for: "What fine does ..." -> "fine"; None when unclear."""
+    m = _FOCUS.match(text)
+    if m:
+        w = m.group("w").lower()
+        if w not in _NOT_FOCUS and w not in STOP_WORDS:
+            return w
+    m = re.match(r"(?i)^\s*how\s+much\s+(?:does|do|did|will|would)\s+.{0,40}?\b(cost|charge|pay|fee)s?\b", text)
+    if m:
+        return m.group(1).lower()
+    return None
 
 
 def parse_question(text: str, find_pointers: PointerFinder | None = None) -> ParsedQuestion:
@@ -108,5 +132,6 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
         numbers=numbers,
         pointers=pointers,
         shape=answer_shape(text),
+        focus=focus_word(text),
         doc_hints=hints,
     )

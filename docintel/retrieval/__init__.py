@@ -43,23 +43,24 @@ class Candidate(BaseModel):
 
 def retrieve(
     store: Store, parsed: ParsedQuestion, doc_ids: list[str], top_k: int = 1
-) -> tuple[list[Passage], list[Candidate]]:
-    """Top-k primary passages and the scored candidates."""
-    from docintel.retrieval.region import answer_span, to_passage_lines
+) -> tuple[list[Passage], list[Candidate], dict[str, float]]:
+    """Top-k primary passages, the scored candidates, and the idf of each keyword among the
+    pages of the best page's document (weights for choosing sentences)."""
+    from docintel.retrieval.region import answer_span, drop_margins, tabulate_runs, to_passage_lines
     from docintel.retrieval.search import ensure_index, rank_pages
     from docintel.store.view import best_lines
 
     ensure_index(store, doc_ids)
     hits, idf = rank_pages(store, parsed, doc_ids, top_k=max(RERANK_POOL, top_k))
     if not hits:
-        return [], []
+        return [], [], idf
     total = sum(idf.values()) or 1.0
     # re-rank only pages that could still win: bm25 within reach of the best one
     hits = [h for i, h in enumerate(hits) if i < top_k or h.bm25 + h.toc * 0.5 >= POOL_FLOOR]
     by_doc: dict[str, list[int]] = {}
     for h in hits:
         by_doc.setdefault(h.doc_id, []).append(h.page_num)
-    lines = {d: best_lines(store, d, pages) for d, pages in by_doc.items()}
+    lines = {d: drop_margins(best_lines(store, d, pages), _heights(store, d, pages)) for d, pages in by_doc.items()}
     tocs = {d: _toc(store, d) for d in by_doc}
     cands: list[Candidate] = []
     spans: dict[tuple[str, int], tuple[int, int]] = {}
@@ -86,7 +87,7 @@ def retrieve(
         page = page[page["page_num"] == c.page_num]
         lo, hi = spans[(c.doc_id, c.page_num)]
         span = page[(page["line_num"] >= lo) & (page["line_num"] <= hi)].sort_values("line_num")
-        plines = to_passage_lines(span)
+        plines = to_passage_lines(tabulate_runs(span))
         passages.append(
             Passage(
                 passage_id=f"P{i + 1}", doc_id=c.doc_id, doc=names.get(c.doc_id, c.doc_id), page=c.page_num,
@@ -94,7 +95,20 @@ def retrieve(
                 retrieved_via=RetrievedVia.primary, score=c.score, lines=plines,
             )
         )
-    return passages, cands
+    if cands:  # sentence weights inside the answer's document
+        from docintel.retrieval.search import doc_idf
+
+        idf = doc_idf(store, parsed, cands[0].doc_id) or idf
+    return passages, cands, idf
+
+
+def _heights(store: Store, doc_id: str, pages: list[int]) -> dict[int, float]:
+    df = store.read_table("page_df", [doc_id], filters=[("page_num", "in", sorted(set(pages)))], columns=["page_num", "height"])
+    out: dict[int, float] = {}
+    for p, h in zip(df["page_num"], df["height"]):
+        if h is not None and h == h and h > 0:
+            out[int(p)] = float(h)
+    return out
 
 
 def _methods(lines: list[PassageLine]) -> str:
@@ -165,15 +179,49 @@ def _num(v: Any) -> float | None:
 # -- reference targets -------------------------------------------------------------------------
 
 
-def fetch_target(store: Store, region: TargetRegion, passage_id: str, next_section: tuple[int, float] | None = None) -> Passage:
-    """The lines ``region`` designates, as a reference passage tagged with its provenance."""
-    from docintel.retrieval.region import header_rows, rebuild_row, rebuild_table, section_lines, selected_rows, table_lines, to_passage_lines
+MAX_SECTION_PAGES = 3
+"""A section target is read over at most this many pages."""
+
+
+def fetch_target(
+    store: Store, region: TargetRegion, passage_id: str, next_section: tuple[int, float] | None = None
+) -> list[Passage]:
+    """The lines ``region`` designates, as reference passages (one per page; a section may run
+    over several pages) tagged with their provenance."""
+    first, more = _fetch(store, region, passage_id, next_section)
+    out = [first]
+    if more is not None and not more.empty:
+        from docintel.retrieval.region import to_passage_lines
+
+        names = _file_names(store)
+        for k, (page_num, g) in enumerate(more.groupby("page_num", sort=True)):
+            if k + 1 >= MAX_SECTION_PAGES:
+                break
+            plines = to_passage_lines(g.sort_values("line_num"))
+            if not plines:
+                continue
+            nums = [p.line_num for p in plines]
+            out.append(first.model_copy(update={
+                "passage_id": f"{passage_id}.{k + 2}", "page": int(page_num),
+                "page_label": _page_label(store, region.doc_id, int(page_num)), "doc": names.get(region.doc_id, region.doc_id),
+                "line_start": min(nums), "line_end": max(nums), "parsing_method": _methods(plines), "lines": plines,
+                "note": (first.note or "") + f"; continued on page {int(page_num)}",
+            }))
+    return out
+
+
+def _fetch(
+    store: Store, region: TargetRegion, passage_id: str, next_section: tuple[int, float] | None = None
+):
+    """(first page's passage, the target's lines on later pages or None)."""
+    from docintel.retrieval.region import drop_margins, header_rows, rebuild_row, tabulate_runs, rebuild_table, section_lines, selected_rows, table_lines, to_passage_lines
     from docintel.store.view import best_lines
 
     pages = list(range(region.page_start, region.page_end + 1))
-    lines = best_lines(store, region.doc_id, pages)
+    lines = drop_margins(best_lines(store, region.doc_id, pages), _heights(store, region.doc_id, pages))
     note_bits = []
     plines: list[PassageLine] = []
+    more = None
     if region.ref_type in (RefType.table,) and not lines.empty:
         page = lines[lines["page_num"] == region.page_start]
         table, how = table_lines(page, region)
@@ -204,11 +252,12 @@ def fetch_target(store: Store, region: TargetRegion, passage_id: str, next_secti
     elif region.ref_type in (RefType.section, RefType.appendix, RefType.annex, RefType.schedule,
                              RefType.exhibit, RefType.clause, RefType.page) and not lines.empty:
         sel = section_lines(lines, region, next_section) if region.ref_type != RefType.page else lines
+        sel = tabulate_runs(sel)
         first = sel[sel["page_num"] == region.page_start].sort_values("line_num")
         plines = to_passage_lines(first)
         if (sel["page_num"] > region.page_start).any():
-            last = int(sel["page_num"].max())
-            note_bits.append(f"the section continues to page {last}; lines shown are from page {region.page_start}")
+            more = sel[sel["page_num"] > region.page_start]
+            note_bits.append(f"the section runs to page {int(more['page_num'].max())}")
     elif not lines.empty:  # figure, equation, other: the object's lines or the page
         page = lines[lines["page_num"] == region.page_start]
         if region.object_key and "object_key" in page:
@@ -230,7 +279,7 @@ def fetch_target(store: Store, region: TargetRegion, passage_id: str, next_secti
         parsing_method=_methods(plines), retrieved_via=RetrievedVia.reference,
         referenced_from=origin, reference_text=region.raw_text, ref_type=region.ref_type,
         sub_selector=region.sub_selector, note=note, lines=plines,
-    )
+    ), more
 
 
 def _page_label(store: Store, doc_id: str, page_num: int) -> str:

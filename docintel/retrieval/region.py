@@ -143,7 +143,7 @@ def best_window(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, floa
     return cov, sents[lo].line_nums[0], sents[hi].line_nums[-1], sents[i].line_nums[0]
 
 
-def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, context: int = 6):
+def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, context: int = 40):
     """The line span of a page to hand to the generator: the best window grown by ``context``
     lines each way (the generator narrows its citations to the sentences it uses).
     Returns (coverage, first line, last line, centre line)."""
@@ -153,6 +153,19 @@ def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, floa
         return cov, nums[0], nums[min(len(nums) - 1, 2 * context)], None
     i_lo, i_hi = nums.index(lo), nums.index(hi)
     return cov, nums[max(0, i_lo - context)], nums[min(len(nums) - 1, i_hi + context)], centre
+
+
+def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 0.07) -> pd.DataFrame:
+    """Drop running headers, footers and page numbers: short lines in the top or bottom
+    ``share`` of the page."""
+    if lines.empty or not heights:
+        return lines
+    h = lines["page_num"].map(lambda p: heights.get(int(p), 0.0)).astype(float)
+    y0, y1 = lines["y0"].astype(float), lines["y1"].astype(float)
+    short = lines["text"].astype(str).str.split().str.len() <= 12
+    text_kind = lines["kind"].fillna("text").eq("text") if "kind" in lines else True
+    margin = (h > 0) & ((y1 < share * h) | (y0 > (1 - share) * h)) & short & text_kind
+    return lines[~margin]
 
 
 # -- converting rows ---------------------------------------------------------------------------
@@ -395,6 +408,67 @@ def rebuild_table(table: pd.DataFrame) -> tuple[list[PassageLine], list[PassageL
     header = [PassageLine(line_num=int(table["line_num"].min()), text=" | ".join(h for _, _, h in cols),
                           kind="header", parsing_method="pymupdf")] if cols else []
     return header, out
+
+
+def tabulate_runs(lines: pd.DataFrame, min_lines: int = 4) -> pd.DataFrame:
+    """Replace runs of short flat lines that form a grid (a small table in a section: "Audit
+    logs | 90 days") by table_row lines with header-paired cells; other lines stay."""
+    if lines.empty or "kind" not in lines:
+        return lines
+    out: list[pd.DataFrame] = []
+    for _, page in lines.groupby("page_num", sort=True):
+        page = page.sort_values("line_num")
+        short = [
+            (k == "text" or k is None or k != k) and len(str(t).split()) <= 5 and not str(t).rstrip().endswith(".")
+            for t, k in zip(page["text"], page["kind"])
+        ]
+        runs: list[tuple[int, int]] = []
+        i = 0
+        while i < len(page):
+            if short[i]:
+                j = i
+                while j + 1 < len(page) and short[j + 1]:
+                    j += 1
+                if j - i + 1 >= min_lines:
+                    runs.append((i, j))
+                i = j + 1
+            else:
+                i += 1
+        if not runs:
+            out.append(page)
+            continue
+        pieces, last = [], 0
+        for a, b in runs:
+            pieces.append(page.iloc[last:a])
+            pieces.append(_grid(page.iloc[a : b + 1]))
+            last = b + 1
+        pieces.append(page.iloc[last:])
+        out.append(pd.concat([x for x in pieces if not x.empty], ignore_index=True))
+    return pd.concat(out, ignore_index=True) if out else lines
+
+
+def _grid(run: pd.DataFrame) -> pd.DataFrame:
+    rows = cluster_rows(run)
+    multi = [r for r in rows if len(r) >= 2]
+    if len(multi) < 2 or len(multi) < 0.6 * len(rows):
+        return run
+    cols, first = header_columns(rows)
+    if not cols:  # no numeric body: the first row names the columns
+        cols = [(float(c["x0"]), float(c["x1"]), str(c["text"])) for _, c in rows[0].iterrows()]
+        first = 1
+    recs = []
+    for r in rows[first:]:
+        cells = [{"header": _header_for(float(c["x0"]), float(c["x1"]), cols), "value": str(c["text"])} for _, c in r.iterrows()]
+        base = r.iloc[0].to_dict()
+        base.update(
+            line_num=int(r["line_num"].min()), kind="table_row", cells=json.dumps(cells),
+            text=" | ".join(f"{c['header']}: {c['value']}" if c["header"] else c["value"] for c in cells),
+            row_key=cells[0]["value"] if cells else None,
+            x0=float(r["x0"].min()), x1=float(r["x1"].max()), y0=float(r["y0"].min()), y1=float(r["y1"].max()),
+        )
+        base.pop("_cy", None)
+        recs.append(base)
+    return pd.DataFrame(recs) if recs else run
 
 
 def selected_rows(table: pd.DataFrame, sub: str) -> tuple[pd.DataFrame, pd.DataFrame]:

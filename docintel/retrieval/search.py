@@ -146,6 +146,31 @@ def _idf(conn: sqlite3.Connection, parsed: ParsedQuestion) -> dict[str, float]:
     return out
 
 
+def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> dict[str, float]:
+    """Idf of each keyword among the pages of one document: a word on every page of it (its
+    name, "Acme", "information system") says little about which of its sentences answers."""
+    conn = connect(store)
+    if conn is None:
+        return {}
+    try:
+        n = conn.execute("SELECT count(*) FROM pages WHERE doc_id=?", (doc_id,)).fetchone()[0] or 1
+        out: dict[str, float | None] = {}
+        for k in parsed.keywords:
+            words = re.findall(r"[^\W_]+", k)
+            if not words:
+                continue
+            df = conn.execute(
+                "SELECT count(*) FROM page_fts WHERE page_fts MATCH ? AND doc_id=?", ['"' + " ".join(words) + '"', doc_id]
+            ).fetchone()[0]
+            out[k] = math.log((n + 1) / (df + 0.5)) if df else None
+        # a word the document never uses weighs like its rarest used word, no more: it may be
+        # a vocabulary mismatch ("paid" / "payable") as much as a sign the answer is not there
+        cap = max((v for v in out.values() if v is not None), default=1.0)
+        return {k: (cap if v is None else v) for k, v in out.items()}
+    finally:
+        conn.close()
+
+
 def _title_idf(title: str, idf: dict[str, float]) -> float:
     """Sum of the idf of question keywords the title holds (prefix match stands in for stemming)."""
     words = {w.lower()[:6] for w in re.findall(r"[A-Za-z0-9]+", title)}

@@ -33,6 +33,12 @@ class ParsedQuestion(BaseModel):
         default_factory=list, description='Pointers named in the question itself: "in Table 3".'
     )
     shape: AnswerShape = Field(AnswerShape.other, description="The answer shape asked for.")
+    focus: str | None = Field(
+        None, description='The thing asked for: "fine" in "What fine does ...?", "parties" in "Which parties ...?".'
+    )
+    weights: dict[str, float] = Field(
+        default_factory=dict, description="Keyword -> corpus idf, filled in by the orchestrator from the page index."
+    )
     doc_hints: list[str] = Field(
         default_factory=list,
         description='Words that name a document ("the Transformer paper" -> ["transformer"]).',

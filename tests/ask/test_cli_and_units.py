@@ -33,7 +33,7 @@ def test_cli_json_is_the_contract(flat_store, tmp_path):
 
 
 def test_cli_panel_and_flags(flat_store):
-    r = runner.invoke(app, ["ask", Q_PE, "--store", str(flat_store), "--max-loops", "0", "--top-k", "2",
+    r = runner.invoke(app, ["ask", Q_PE, "--store", str(flat_store), "--max-loops", "0", "--top-k", "1",
                             "--doc", "1706.03762v7.pdf"])
     assert r.exit_code == 0, r.output
     assert "references_unresolved" in r.stdout and "Table 3 row (E)" in r.stdout

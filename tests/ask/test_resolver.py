@@ -20,7 +20,7 @@ def test_ladder_table_row_then_fetch(flat_store):
     res = Resolver(s).resolve(pointer("see Table 3 row (E)", 6, 42, doc))
     assert res.resolved.source == "object_registry" and res.resolved.target_page == 9
     assert [st["rung"] for st in res.steps] == ["toc_df", "object_registry"]  # cheapest first, stops at a hit
-    p = fetch_target(s, res.region, "R1", res.next_section)
+    p = fetch_target(s, res.region, "R1", res.next_section)[0]
     rows = [ln for ln in p.lines if ln.kind == "table_row"]
     assert "4.92" in rows[0].text and "25.7" in rows[0].text  # only the selected row ...
     assert "25.8" in rows[1].text  # ... and the first row for comparison
@@ -33,7 +33,7 @@ def test_previous_section_by_toc_order(flat_store):
     # page 9 line 124 sits in 6.2 Model Variations; the previous section is 6.1
     res = Resolver(s).resolve(pointer("as described in the previous section", 9, 124, doc))
     assert res.resolved.source == "toc_df" and res.resolved.target_page == 8
-    p = fetch_target(s, res.region, "R1", res.next_section)
+    p = fetch_target(s, res.region, "R1", res.next_section)[0]
     assert "Machine Translation" in p.text and "28.4" in p.text
 
 

@@ -22,9 +22,9 @@ def test_section_pointer_sp800_61(nist_store):
     out = ask(nist_store, "How long should incident handling records be kept?")
     assert out["passes"] == 2 and out["verdict"] == "return_to_user"
     assert "three years" in out["answer"]
-    (r,) = refs(out)
-    assert r["doc"] == "SP800-61rev2.pdf" and r["reference_text"] == "Section 3.4.2"
-    assert r["page"] < r["referenced_from"]["page"]  # the section sits earlier in the guide
+    rs = refs(out)
+    assert rs and all(r["doc"] == "SP800-61rev2.pdf" and r["reference_text"] == "Section 3.4.2" for r in rs)
+    assert all(r["page"] < r["referenced_from"]["page"] for r in rs)  # the section sits earlier in the guide
     assert out["resolved_references"][0]["source"] == "toc_df"
     assert "3 years" in out["answer"]  # what the target section says
 

@@ -297,3 +297,13 @@ def test_parse_object_label_round_trip(word_kind, ident, punct, title):
 @given(st.sampled_from(["see", "in", "shown in", "and"]), _obj_ids)
 def test_mentions_inside_short_anchors(prefix, ident):
     assert parse_link_anchor(f"{prefix} Table {ident}.")[:2] == ("table", ident)
+
+
+def test_finalize_toc_front_matter_ends_at_a_contents_page():
+    entries = [
+        {"toc_id": None, "title": "Acknowledgments", "level": 1, "page_start": 2, "y0": 72.0},
+        {"toc_id": "1", "title": "Intro", "level": 1, "page_start": 6, "y0": 72.0},
+        {"toc_id": "2", "title": "Body", "level": 1, "page_start": 8, "y0": 300.0},
+    ]
+    rows = finalize_toc(entries, "d", n_pages=9, first_content_y={6: 72.0}, breaks={3, 4})
+    assert [r["page_end"] for r in rows] == [2, 8, 9]

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from docintel.parsing.structure.contents_page import contents_entries
-from docintel.parsing.structure.lines import CONTENTS_TITLE, BodyStyle, Lines, body_style
+from docintel.parsing.structure.lines import BodyStyle, Lines, body_style
 from docintel.parsing.structure.numbering import (
     is_unnumbered_title,
     number_depth,
@@ -282,9 +282,7 @@ def toc_without_outline(
     cands = confirm_by_contents(cands, printed)
     seq = sequence_headings(cands)
     styles = {c["style"] for c in seq if c["kind"] == "section"}
-    # the "Table of Contents" title itself is a (front matter) section: it ends the one before
-    titles = np.fromiter((len(t) <= 40 and bool(CONTENTS_TITLE.fullmatch(t.strip())) for t in logical.text), dtype=bool, count=len(logical))
-    extra = unnumbered_candidates(logical, skip & ~(titles & on_contents), styles, body)
+    extra = unnumbered_candidates(logical, skip, styles, body)
     if extra:
         merged = sorted(seq + extra, key=lambda e: (e["page_start"], e["line_num"]))
         seq = infer_lost_numbers(merged)

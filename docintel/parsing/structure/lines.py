@@ -28,7 +28,7 @@ _BARE_LABEL = re.compile(
     re.IGNORECASE,
 )
 _PAGE_NUMBER = re.compile(r"(?:page\s+)?(?:[ivxlcdm]{1,6}|[A-Z]?-?\d{1,4})(?:\s+of\s+\d+)?", re.IGNORECASE)
-CONTENTS_TITLE = re.compile(
+_CONTENTS_TITLE = re.compile(
     r"(?:table of )?contents|list of (?:tables|figures|exhibits|appendices|illustrations)", re.IGNORECASE
 )
 
@@ -327,7 +327,7 @@ def contents_pages(lines: Lines, leaders: np.ndarray) -> set[int]:
         counts = Counter(lines.page[leaders].tolist())
         pages = {int(p) for p, c in counts.items() if c >= 3}
     for i, t in enumerate(lines.text):
-        if len(t) <= 40 and CONTENTS_TITLE.fullmatch(t.strip()):
+        if len(t) <= 40 and _CONTENTS_TITLE.fullmatch(t.strip()):
             p = int(lines.page[i])
             sl = lines.page_slice(p)
             texts = lines.text[sl.start : sl.stop]

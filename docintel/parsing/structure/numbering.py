@@ -43,7 +43,7 @@ OBJECT_LABEL = re.compile(
 _UNNUMBERED_TITLES = {
     "abstract", "acknowledgments", "acknowledgements", "acknowledgment", "references", "bibliography",
     "executive summary", "foreword", "preface", "contents", "table of contents", "index", "glossary",
-    "list of figures", "list of tables", "list of appendices", "list of exhibits", "appendices", "notes", "errata", "authority", "keywords",
+    "list of figures", "list of tables", "appendices", "notes", "errata", "authority", "keywords",
     "abbreviations", "acronyms", "attention visualizations", "limitations", "ethics statement",
 }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 
 def finalize_toc(
@@ -10,14 +10,17 @@ def finalize_toc(
     doc_id: str,
     n_pages: int,
     first_content_y: Mapping[int, float] | None = None,
+    breaks: Iterable[int] = (),
 ) -> list[dict[str, Any]]:
     """toc_df rows from entries in reading order.
 
     Bare entries get the synthetic id "#<toc_order>"; a repeated id keeps its first entry and the
     later ones become synthetic. ``page_end`` is the page where the next entry of the same or a
     higher level starts (the page before it when that heading is the first text on its page,
-    per ``first_content_y``), else the last page.
+    per ``first_content_y``), else the last page. ``breaks`` are pages no section runs into
+    from before (printed contents pages: the front matter before them ends there).
     """
+    breaks = sorted(set(breaks))
     first_content_y = first_content_y or {}
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -55,6 +58,10 @@ def finalize_toc(
                 if y is not None and top is not None and y <= top + 2.0 and p > start:
                     p -= 1
                 end = p
+                break
+        for b in breaks:
+            if start < b <= end:
+                end = b - 1
                 break
         row["page_end"] = max(start, min(end, n_pages))
     return rows

@@ -327,7 +327,7 @@ def contents_pages(lines: Lines, leaders: np.ndarray) -> set[int]:
         counts = Counter(lines.page[leaders].tolist())
         pages = {int(p) for p, c in counts.items() if c >= 3}
     for i, t in enumerate(lines.text):
-        if len(t) <= 40 and _CONTENTS_TITLE.fullmatch(t.strip()):
+        if len(t) <= 40 and ("ontents" in t or "ONTENTS" in t or "ist of" in t or "IST OF" in t) and _CONTENTS_TITLE.fullmatch(t.strip()):
             p = int(lines.page[i])
             sl = lines.page_slice(p)
             texts = lines.text[sl.start : sl.stop]

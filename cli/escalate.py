@@ -97,8 +97,13 @@ def render(report, json_output: bool) -> None:
             est = f"{i.est_seconds:.1f}" + (f" +{i.est_tokens} tok" if i.est_tokens else "")
             table.add_row(escape(i.doc), str(i.page), escape("; ".join(i.reasons) or "-"), i.method or "-", i.status.value, est,
                           "" if i.seconds is None else f"{i.seconds:.2f}", "" if i.n_lines is None else str(i.n_lines))
-        out_console.print(table, width=None if out_console.is_terminal else 160)  # logs: keep rows on one line
-        out_console.print(f"planned {report.planned}, done {report.done}, failed {report.failed}, skipped {report.skipped} "
+        console = out_console
+        if not console.is_terminal:  # logs and pipes: keep each page on one line
+            from rich.console import Console
+
+            console = Console(highlight=False, width=160)
+        console.print(table)
+        console.print(f"planned {report.planned}, done {report.done}, failed {report.failed}, skipped {report.skipped} "
                           f"(already parsed; --force re-runs), capped {report.capped}; est. {report.est_seconds:.1f} s"
                           + (f", {report.est_tokens} tokens" if report.est_tokens else "") + f"; took {report.seconds:.1f} s")
     for i in report.items:

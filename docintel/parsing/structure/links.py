@@ -4,8 +4,10 @@ Native links: LINK_GOTO and LINK_NAMED annotations resolved to a page of the sam
 (external URI / GoToR / Launch links are skipped). ``anchor_text`` is the words under the link
 rectangle, estimated from the baseline lines (no second text extraction); ``ref_type`` and
 ``ref_target`` come from that text ("Table 3", "Section 3.5", "[12]"),
-or, when the text says nothing, from a LaTeX/hyperref destination name ("cite.x",
-"subsection.3.2", "table.3"). Pages without annotations are never loaded for links.
+or from a LaTeX/hyperref destination name ("cite.x" -> citation "x", "subsection.3.2",
+"table.3") when the text says nothing; a link into the reference list is a citation. Links are
+read from the annotation objects (see annots.py); pages are loaded only when an annotation is
+unusual.
 """
 
 from __future__ import annotations

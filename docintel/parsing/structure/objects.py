@@ -5,8 +5,10 @@ A caption is a line that STARTS with the label and reads like a caption: the lab
 punctuation ("Table 3:", "Figure 2-3.", "TABLE 1 —"), by nothing (the caption text is on the
 next fragment/line), or by a capitalised title on a line set apart (bold, another font or size,
 a block of its own). "Table 2 summarizes ..." (lower-case verb) and a label that continues the
-previous line's sentence are prose mentions, not captions. Contents pages (lists of tables and
-figures, dotted leaders) register nothing. The first caption of an id wins ("continued" tables).
+previous line's sentence are prose mentions, not captions; a bare "Table 8-1" sharing its row
+with other cells is a table cell. Contents pages (lists of tables and figures, dotted leaders)
+register nothing on themselves. Of several captions with one id the best-formed wins, then the
+first: "Table 2 (continued)" never displaces "Table 2: ...".
 """
 
 from __future__ import annotations

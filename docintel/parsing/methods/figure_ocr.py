@@ -115,7 +115,7 @@ class FigureOCRMethod:
     def estimate(self, page_row: dict[str, Any], settings: Settings) -> tuple[float, int]:
         n = max(1, int(page_row.get("image_count") or 1))
         tokens = VISION_TOKENS * n if settings.escalate.vision_model else 0
-        return 2.0 * n, tokens
+        return round(0.4 + 0.5 * n, 1), tokens  # one Tesseract start per page + reading each figure
 
     def run(self, page: PageInput) -> MethodResult:
         m = pymupdf()

@@ -268,7 +268,7 @@ class ExtractiveGenerator:
             for s in ranked[1:3]:
                 if s.score >= 0.8 * best.score and s.coverage >= floor and s.text != best.text:
                     chosen.append(s)
-            chosen = self._continuations(chosen, sents, weights)
+            chosen = self._continuations(chosen, sents, weights, request.parsed.focus)
             chosen.sort(key=lambda s: (s.passage.passage_id, s.index))
         conditions: list[str] = []
         for s in chosen:
@@ -336,7 +336,9 @@ class ExtractiveGenerator:
             answer_completeness=completeness,
         )
 
-    def _continuations(self, chosen: list[_Sentence], sents: list[_Sentence], weights: dict[str, float]) -> list[_Sentence]:
+    def _continuations(
+        self, chosen: list[_Sentence], sents: list[_Sentence], weights: dict[str, float], focus: str | None = None
+    ) -> list[_Sentence]:
         """Add what a chosen sentence leads into: the list items after "include:", and a next
         sentence that points elsewhere about the same subject ("For ..., see Section 5.1.3.3.")."""
         out = list(chosen)
@@ -355,7 +357,8 @@ class ExtractiveGenerator:
                 continue
             if nxt and not nxt[0].injected and id(nxt[0]) not in have and self.find_pointers:
                 t = nxt[0]
-                if self.find_pointers(t.text) and len(_stems(t.text) & set(weights)) >= 2:
+                shared = _stems(t.text) & set(weights)
+                if self.find_pointers(t.text) and (len(shared) >= 2 or (focus and _stem(focus) in shared)):
                     out.append(t)
                     have.add(id(t))
         out.sort(key=lambda x: (x.passage.passage_id, x.index))
@@ -406,7 +409,7 @@ class ExtractiveGenerator:
             if request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order
                 best = [r for r in rows if r.row_key != "header"][:25]
             else:
-                best = sorted(rows, key=lambda r: (-overlap(r), r.line_num))[:3]
+                best = sorted([r for r in rows if r.row_key != "header"], key=lambda r: (-overlap(r), r.line_num))[:3]
             return f"{head}: " + "; ".join(self._row_text(r) for r in best) + caveat + ".", sorted(r.line_num for r in best)
         sents = _sentences(p)
         if not sents:
@@ -431,7 +434,7 @@ class ExtractiveGenerator:
         top = sorted(usable, key=lambda s: (-s.score, order[id(s)]))[:2]
         if not top or top[0].score <= 0:
             top = [s for s in usable if len(s.text.split()) > 5][:2] or usable[:2]
-        top = self._continuations(top, sents, weights) if top and top[0].score > 0 else top
+        top = self._continuations(top, sents, weights, request.parsed.focus) if top and top[0].score > 0 else top
         top.sort(key=lambda s: order[id(s)])
         p0 = group[0]
         pages = sorted({s.passage.page_label for s in top}, key=lambda x: [s.passage.page for s in top if s.passage.page_label == x][0])

@@ -39,6 +39,10 @@ _INTERNAL = re.compile(
 _ROW_FIRST = re.compile(
     rf"(?<![A-Za-z])(?i:rows?)\s+\(?(?P<sub>[A-Za-z0-9]{{1,6}})\)?\s+(?i:of|in)\s+(?:the\s+)?(?P<word>(?i:tables?|tab\.))\s*(?P<id>{_ID})"
 )
+_ROW_POSITION = re.compile(
+    rf"(?i)\b(?:the\s+)?(?P<pos>bottom|last|final|top|first)\s+(?:line|row|entry)\s+(?:of|in)\s+(?:the\s+)?"
+    rf"(?P<word>tables?|tab\.)\s*(?P<id>(?-i:{_ID}))"
+)
 _RELATIVE = re.compile(
     r"(?i)\bthe\s+(?P<dir>previous|preceding|prior|next|following|subsequent)\s+(?P<word>section|chapter|table|figure)"
 )
@@ -136,6 +140,14 @@ def find_mentions(text: str) -> list[Mention]:
             sub_selector=_clean_sub(m.group("sub")),
         )
         found.append(Mention(ref, m.start(), m.end(), _triggered(text, m.start())))
+    for m in _ROW_POSITION.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        taken.append((m.start(), m.end()))
+        pos = "last" if m.group("pos").lower() in ("bottom", "last", "final") else "first"
+        ref = PendingReference(raw_text=m.group(0).strip(), ref_type=RefType.table, ref_target=_norm_id(m.group("id")),
+                               sub_selector=pos)
+        found.append(Mention(ref, m.start(), m.end(), _triggered(text, m.start()) or True))
     for m in _INTERNAL.finditer(text):
         if not free(m.start(), m.end()):
             continue

@@ -118,7 +118,9 @@ def sentence_score(text: str, weights: dict[str, float], parsed: ParsedQuestion,
     return score
 
 
-def best_window(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, width: int = 3):
+def best_window(
+    lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, width: int = 3, min_lines: int = 5
+):
     """(score share 0-1, first line, last line, centre sentence's first line) of the best run
     of ``width`` sentences."""
     weights = keyword_weights(parsed, idf)
@@ -128,18 +130,20 @@ def best_window(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, floa
         return 0.0, None, None, None
     sets = [stems(x.text) for x in sents]
     half = width // 2
-    best = (-1.0, -1.0, 0)
+    best = (-1.0, -1.0, 0, 0, 0)
     for i in range(len(sents)):
-        have = set().union(*sets[max(0, i - half) : i + half + 1])
+        lo, hi = max(0, i - half), min(len(sents) - 1, i + half)
+        # short lines (a small table, a list) make short "sentences": widen to >= min_lines lines
+        while sents[hi].line_nums[-1] - sents[lo].line_nums[0] + 1 < min_lines and (lo > 0 or hi < len(sents) - 1):
+            lo, hi = max(0, lo - 1), min(len(sents) - 1, hi + 1)
+        have = set().union(*sets[lo : hi + 1])
         cov = sum(w for s, w in weights.items() if s in have) / total
         if cov < best[0]:
             continue
         own = sentence_score(sents[i].text, weights, parsed, sets[i])
         if (cov, own) > best[:2]:
-            best = (cov, own, i)
-    cov, _, i = best
-    lo = max(0, i - half)
-    hi = min(len(sents) - 1, i + half)
+            best = (cov, own, i, lo, hi)
+    cov, _, i, lo, hi = best
     return cov, sents[lo].line_nums[0], sents[hi].line_nums[-1], sents[i].line_nums[0]
 
 
@@ -352,7 +356,11 @@ def rebuild_row(table: pd.DataFrame, sub: str) -> tuple[list[PassageLine], list[
     rows = cluster_rows(table)
     cols, first_data = header_columns(rows)
     label_row = None
+    if sub in ("first", "last") and len(rows) > first_data:
+        label_row = first_data if sub == "first" else len(rows) - 1
     for i, r in enumerate(rows):
+        if label_row is not None:
+            break
         if any(_label_match(None, t, sub) for t in r["text"]):
             label_row = i
             break
@@ -476,6 +484,9 @@ def selected_rows(table: pd.DataFrame, sub: str) -> tuple[pd.DataFrame, pd.DataF
     keys = table["row_key"] if "row_key" in table else pd.Series([None] * len(table), index=table.index)
     is_header = keys.astype(str).str.lower().eq("header")
     data = table[~is_header]
+    if sub in ("first", "last") and not data.empty:  # "the bottom line of Table 3"
+        hit = data.iloc[-1:] if sub == "last" else data.iloc[:1]
+        return hit, (data.iloc[:1] if sub == "last" and len(data) > 1 else data.iloc[0:0])
     hit = data[[_label_match(rk, tx, sub) for rk, tx in zip(keys[~is_header], data["text"])]]
     first = data.iloc[:1]
     if not first.empty and int(first["line_num"].iloc[0]) in set(hit["line_num"].astype(int)):

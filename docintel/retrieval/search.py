@@ -33,9 +33,10 @@ class PageHit(BaseModel):
 
 
 def fts_query(parsed: ParsedQuestion) -> str:
-    """An FTS5 MATCH expression: any keyword, plus each multi-word term as a phrase."""
+    """An FTS5 MATCH expression: any keyword, plus each two-word term as a phrase (longer runs
+    of question words are rarely real terms and would count the same words again)."""
     parts: list[str] = []
-    for t in parsed.keywords + parsed.terms:
+    for t in parsed.keywords + [t for t in parsed.terms if len(t.split()) == 2]:
         words = re.findall(r"[^\W_]+", t)
         if not words:
             continue

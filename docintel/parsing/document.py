@@ -68,7 +68,9 @@ def open_pdf(path: Path) -> tuple[Any, list[str]]:
     except fitz.EmptyFileError:
         raise DocumentError("empty file (0 bytes): re-copy it or remove it") from None
     except (fitz.FileDataError, RuntimeError, ValueError) as e:
-        raise DocumentError(f"not a PDF or damaged beyond repair ({_one_line(e)}): replace or remove the file") from None
+        detail = _one_line(e)
+        detail = "" if detail.startswith("Failed to open file") else f" ({detail})"
+        raise DocumentError(f"not a PDF or damaged beyond repair{detail}: replace or remove the file") from None
     if doc.needs_pass:
         doc.close()
         raise DocumentError("encrypted PDF needs a password: decrypt it (e.g. `qpdf --decrypt`) or remove it")

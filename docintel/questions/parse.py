@@ -30,6 +30,7 @@ STOP_WORDS = frozenset(
 # words that say something about the answer's shape but carry no topic
 _SHAPE_WORDS = frozenset("similar similarly different differ differs better worse same versus vs".split())
 
+_HOW_WORDS = frozenset("long often far large big small quickly soon old fast frequently early late".split())
 _TOKEN = re.compile(r"[^\W\d_][\w\-']*[^\W_]|[^\W\d_]|\d+(?:[.,]\d+)*(?:[a-z]{1,3}\b)?%?")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*(?:[a-z]{1,3})?%?$")
 _DOC_HINT = re.compile(
@@ -93,8 +94,10 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
     text = " ".join(text.split())
     toks = tokens(text)
     keywords: list[str] = []
-    for t in toks:
+    for i, t in enumerate(toks):
         if t in STOP_WORDS or t in _SHAPE_WORDS or (len(t) < 2 and not t.isdigit()):
+            continue
+        if i > 0 and toks[i - 1] == "how" and t in _HOW_WORDS:  # "how long", "how often": the shape, not the topic
             continue
         if t not in keywords:
             keywords.append(t)

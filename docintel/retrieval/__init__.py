@@ -35,6 +35,7 @@ class Candidate(BaseModel):
     score: float
     bm25: float
     window: float = Field(0.0, description="Share of the question's idf mass in the best 3-sentence window.")
+    sentence: float = Field(0.0, description="Share of the question's idf mass in the best single sentence.")
     section: str | None = Field(None, description="Title of the section holding that window.")
     section_match: float = Field(0.0, description="Share of the question's idf mass in that title.")
     line_start: int | None = None
@@ -69,14 +70,15 @@ def retrieve(
         page = page[page["page_num"] == h.page_num]
         if page.empty:
             continue
-        cov, lo, hi, centre = answer_span(page, parsed, idf)
+        span = answer_span(page, parsed, idf)
+        cov, lo, hi, centre = span
         title = _section_of(tocs[h.doc_id], h.page_num, page, centre)
         match = _title_share(title, idf) / total if title else 0.0
         score = 0.5 * h.bm25 + 0.5 * cov + match
         spans[(h.doc_id, h.page_num)] = (lo, hi)
         cands.append(
             Candidate(doc_id=h.doc_id, page_num=h.page_num, page_label=h.page_label, score=round(score, 6),
-                      bm25=h.bm25, window=round(cov, 6), section=title, section_match=round(match, 6),
+                      bm25=h.bm25, window=round(cov, 6), sentence=round(span.sentence, 6), section=title, section_match=round(match, 6),
                       line_start=lo, line_end=hi)
         )
     cands.sort(key=lambda c: (-c.score, c.doc_id, c.page_num))

@@ -118,6 +118,18 @@ def sentence_score(text: str, weights: dict[str, float], parsed: ParsedQuestion,
     return score
 
 
+@dataclass
+class WindowScore:
+    coverage: float  # share of the question's weight in the best window
+    first: int | None
+    last: int | None
+    centre: int | None
+    sentence: float  # share of the question's weight in the best single sentence
+
+    def __iter__(self):  # (coverage, first, last, centre), as before
+        return iter((self.coverage, self.first, self.last, self.centre))
+
+
 def best_window(
     lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, width: int = 3, min_lines: int = 5
 ):
@@ -127,11 +139,13 @@ def best_window(
     total = sum(weights.values()) or 1.0
     sents = split_sentences(list(zip(lines["line_num"].astype(int), lines["text"].astype(str))))
     if not sents:
-        return 0.0, None, None, None
+        return WindowScore(0.0, None, None, None, 0.0)
     sets = [stems(x.text) for x in sents]
     half = width // 2
     best = (-1.0, -1.0, 0, 0, 0)
+    best_sentence = 0.0
     for i in range(len(sents)):
+        best_sentence = max(best_sentence, sum(w for s, w in weights.items() if s in sets[i]) / total)
         lo, hi = max(0, i - half), min(len(sents) - 1, i + half)
         # short lines (a small table, a list) make short "sentences": widen to >= min_lines lines
         while sents[hi].line_nums[-1] - sents[lo].line_nums[0] + 1 < min_lines and (lo > 0 or hi < len(sents) - 1):
@@ -144,19 +158,20 @@ def best_window(
         if (cov, own) > best[:2]:
             best = (cov, own, i, lo, hi)
     cov, _, i, lo, hi = best
-    return cov, sents[lo].line_nums[0], sents[hi].line_nums[-1], sents[i].line_nums[0]
+    return WindowScore(cov, sents[lo].line_nums[0], sents[hi].line_nums[-1], sents[i].line_nums[0], best_sentence)
 
 
 def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, context: int = 40):
     """The line span of a page to hand to the generator: the best window grown by ``context``
     lines each way (the generator narrows its citations to the sentences it uses).
-    Returns (coverage, first line, last line, centre line)."""
-    cov, lo, hi, centre = best_window(lines, parsed, idf)
+    Returns a WindowScore (coverage, first line, last line, centre line, best sentence)."""
+    w = best_window(lines, parsed, idf)
+    cov, lo, hi, centre = w
     nums = sorted(lines["line_num"].astype(int))
     if lo is None:
-        return cov, nums[0], nums[min(len(nums) - 1, 2 * context)], None
+        return WindowScore(cov, nums[0], nums[min(len(nums) - 1, 2 * context)], None, w.sentence)
     i_lo, i_hi = nums.index(lo), nums.index(hi)
-    return cov, nums[max(0, i_lo - context)], nums[min(len(nums) - 1, i_hi + context)], centre
+    return WindowScore(cov, nums[max(0, i_lo - context)], nums[min(len(nums) - 1, i_hi + context)], centre, w.sentence)
 
 
 def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 0.07) -> pd.DataFrame:

@@ -141,16 +141,14 @@ def _parse(doc: Any, path: Path, doc_id: str, sha256: str, ocr_dpi: int, ocr_lan
                     ocr_lines, conf = ocr.ocr_page(page, doc_id, page_num, dpi=ocr_dpi, lang=ocr_lang)
                 except Exception as e:  # Tesseract missing or crashed: keep the (empty) text layer
                     raise RuntimeError(f"OCR failed ({_one_line(e)}); is tesseract installed? (apt-get install tesseract-ocr)") from e
-                labels, n_cols = assign_columns(ocr_lines, float(page.cropbox.width))
-                for row, label in zip(ocr_lines, labels):
-                    row["column"] = label
-                info.update(
-                    lines=ocr_lines,
-                    n_columns=n_cols,
-                    method=ocr.METHOD,
-                    text_layer_chars=layer_chars,
-                    ocr_confidence=conf,
-                )
+                info.update(lines=ocr_lines, method=ocr.METHOD, text_layer_chars=layer_chars, ocr_confidence=conf)
+            if info["rotation"] or info["method"] == ocr.METHOD:
+                # layout is judged as displayed: columns, grids and header bands of a /Rotate page
+                geo = displayed(info["lines"], page)
+                labels, info["n_columns"] = assign_columns(geo, float(rect.width))
+                for row, g, label in zip(info["lines"], geo, labels):
+                    row["column"] = g["column"] = label
+                info.update(geo=geo, band_height=float(rect.height))
         except Exception as e:
             message = f"page {page_num}: {_one_line(e)}"
             page_errors.append(message)
@@ -162,7 +160,7 @@ def _parse(doc: Any, path: Path, doc_id: str, sha256: str, ocr_dpi: int, ocr_lan
     norm = signals.column_norm((p["n_columns"], len(p["lines"])) for p in ok)
     labels, label_sources = page_labels.page_labels(
         doc,
-        [page_labels.band_candidates(p["lines"], p.get("band_height", 0.0)) if p["error"] is None else [] for p in pages],
+        [page_labels.band_candidates(p.get("geo", p["lines"]), p.get("band_height", 0.0)) if p["error"] is None else [] for p in pages],
     )
 
     page_rows: list[dict[str, Any]] = []
@@ -183,7 +181,7 @@ def _parse(doc: Any, path: Path, doc_id: str, sha256: str, ocr_dpi: int, ocr_lan
             "error": p["error"],
         }
         if p["error"] is None:
-            sig = signals.evaluate(p["lines"], p["images"], p["n_columns"], norm, p["text_layer_chars"])
+            sig = signals.evaluate(p.get("geo", p["lines"]), p["images"], p["n_columns"], norm, p["text_layer_chars"])
             row.update(sig)
             row.update(width=p["width"], height=p["height"], rotation=p["rotation"], ocr_confidence=p["ocr_confidence"])
             for f in signals.FLAGS:
@@ -236,6 +234,19 @@ def _parse(doc: Any, path: Path, doc_id: str, sha256: str, ocr_dpi: int, ocr_lan
         warnings=warnings,
         seconds=round(elapsed, 3),
     )
+
+
+def displayed(lines: list[dict[str, Any]], page: Any) -> list[dict[str, Any]]:
+    """Copies of ``lines`` with their boxes in displayed (rotated) page space; same list if upright."""
+    if not page.rotation:
+        return lines
+    fitz = pymupdf()
+    mat = page.rotation_matrix
+    out = []
+    for r in lines:
+        b = fitz.Rect(r["x0"], r["y0"], r["x1"], r["y1"]) * mat
+        out.append({**r, "x0": b.x0, "y0": b.y0, "x1": b.x1, "y1": b.y1})
+    return out
 
 
 def _structure(doc: Any, doc_id: str, lines: pa.Table, labels: list[str], warnings: list[str]) -> dict[str, pa.Table]:

@@ -108,3 +108,21 @@ def torture_files(folder: Path, source: Path) -> dict[str, Path]:
     doc = fitz.open(source)
     doc.save(files["encrypted"], encryption=fitz.PDF_ENCRYPT_AES_256, user_pw="secret", owner_pw="owner")
     return files
+
+
+def make_landscape_table_page(doc) -> None:
+    """A /Rotate 90 page whose caption and grid read upright when displayed (a landscape table)."""
+    fitz = pymupdf()
+    page = doc.new_page(width=612, height=792)
+    page.set_rotation(90)
+
+    def put(x: float, y: float, text: str, size: float) -> None:  # (x, y) in displayed space
+        page.insert_text(fitz.Point(x, y) * page.derotation_matrix, text, fontsize=size, fontname="helv", rotate=90)
+
+    put(72, 80, "Table 4: Results by region and quarter", 10)
+    for c in range(7):
+        put(90 + c * 95, 110, f"Q{c}", 9)
+        for r in range(10):
+            put(90 + c * 95, 126 + r * 14, f"{r * 7 + c}.{r}", 9)
+    for k in range(12):
+        put(72, 300 + k * 14, "Regional results were consistent with the earlier surveys of every office.", 10)

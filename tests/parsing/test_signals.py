@@ -217,3 +217,11 @@ def test_roman_values(n):
         while k >= v:
             out, k = out + s, k - v
     assert roman_value(out) == n
+
+
+def test_rotated_landscape_table_is_judged_as_displayed(tmp_path):
+    from parsing_pdfs import make_landscape_table_page
+
+    parsed, page = first_page(save(make_landscape_table_page, tmp_path / "landscape.pdf"))
+    assert page["rotation"] == 90 and page["width"] > page["height"]
+    assert page["flat_table"] and page["n_columns"] == 1 and not page["col_anomaly"]

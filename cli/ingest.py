@@ -14,7 +14,7 @@ from cli.common import JsonOpt, StoreOpt, err_console, handle_errors, print_json
 def register(app: typer.Typer) -> None:
     @app.command("ingest")
     def ingest(
-        paths: List[Path] = typer.Argument(..., metavar="PATH...", help="PDF files or folders (walked recursively for *.pdf).", show_default=False),
+        paths: List[Path] = typer.Argument(..., metavar="PATH", help="PDF files or folders (walked recursively for *.pdf).", show_default=False),
         store: Optional[Path] = StoreOpt,
         workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parse N documents in parallel processes. Default: 1 ($DOCINTEL_WORKERS)."),
         force: bool = typer.Option(False, "--force", help="Re-parse files whose content is already stored."),

@@ -50,6 +50,9 @@ test-fast: install
 
 bench: install
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/tables.py
+	$(BIN)/python bench/escalate.py
+	$(BIN)/python bench/ask.py
 
 clean:
 	rm -rf $(VENV) $(STORE) .pytest_cache *.egg-info

@@ -295,19 +295,51 @@ def flat_table_region(page: pd.DataFrame, region: TargetRegion) -> pd.DataFrame:
     body = after.loc[body_start:]
     out = []
     seen_numeric = False
-    for _, r in body.iterrows():
-        words = len(str(r["text"]).split())
-        prose = words >= 8 and (r["x1"] - r["x0"]) > 0.6 * text_width
-        if prose and seen_numeric:
-            break
-        if _NUMERIC.match(str(r["text"])):
-            seen_numeric = True
-        out.append(r)
-    # a caption below the table: take the lines above the caption instead
-    if not seen_numeric:
+    first = body.iloc[0] if not body.empty else None
+    caption_below = first is not None and len(str(first["text"]).split()) >= 12 and (first["x1"] - first["x0"]) > 0.6 * text_width
+    if not caption_below:
+        cut = _table_bottom(body)
+        for _, r in body.iterrows():
+            text = str(r["text"])
+            if (float(r["y0"]) + float(r["y1"])) / 2 >= cut:
+                continue
+            words = len(text.split())
+            prose = words >= 8 and (r["x1"] - r["x0"]) > 0.6 * text_width
+            if prose and seen_numeric:
+                break
+            if _NUMERIC.match(text):
+                seen_numeric = True
+            out.append(r)
+    if caption_below or not out:  # a caption below the table: take the lines above it instead
         above = page[(page["line_num"] < cap["line_num"])]
         out = [r for _, r in above.iterrows() if r["y1"] <= cap["y0"] + 1][-80:]
     return pd.DataFrame(out)
+
+
+def _table_bottom(body: pd.DataFrame) -> float:
+    """The y where the table ends: the next caption, or the first vertical gap much wider
+    than the table's row pitch (rows are walked top-down, whatever the line order)."""
+    cut = float("inf")
+    for _, r in body.iterrows():
+        if _CAPTION_START.match(str(r["text"])):
+            cut = min(cut, float(r["y0"]))
+    cys = sorted((float(a) + float(b)) / 2 for a, b in zip(body["y0"], body["y1"]))
+    rows: list[float] = []
+    for cy in cys:
+        if cy >= cut:
+            break
+        if not rows or cy - rows[-1] > 3:
+            rows.append(cy)
+    gaps: list[float] = []
+    for a, b in zip(rows, rows[1:]):
+        gap = b - a
+        if len(gaps) >= 2 and gap > max(1.8 * sorted(gaps)[len(gaps) // 2], 18.0):
+            return min(cut, (a + b) / 2)
+        gaps.append(gap)
+    return cut
+
+
+_CAPTION_START = re.compile(r"^(?:Table|Figure|Fig\.|Exhibit)\s+[A-Z]?\d+(?:[.\-]\d+)*\s*[:.\-—]")
 
 
 def cluster_rows(lines: pd.DataFrame, tol: float = 3.0) -> list[pd.DataFrame]:
@@ -416,9 +448,14 @@ def rebuild_table(table: pd.DataFrame) -> tuple[list[PassageLine], list[PassageL
     """Every visual row of a flat table as a table_row line with header-paired cells."""
     rows = cluster_rows(table)
     cols, first_data = header_columns(rows)
+    if not cols and len(rows) >= 3 and len(rows[0]) >= 2:  # a text table: its first row names the columns
+        cols = [(float(c["x0"]), float(c["x1"]), str(c["text"])) for _, c in rows[0].iterrows()]
+        first_data = 1
+    rows = _merge_wrapped(rows[first_data:] if cols else rows, cols)
+    first_data = 0
     left = min((a for a, _, _ in cols), default=0.0)
     out = []
-    for r in rows[first_data:] if cols else rows:
+    for r in rows:
         cells = []
         for _, c in r.iterrows():
             x0, x1 = float(c["x0"]), float(c["x1"])
@@ -431,6 +468,27 @@ def rebuild_table(table: pd.DataFrame) -> tuple[list[PassageLine], list[PassageL
     header = [PassageLine(line_num=int(table["line_num"].min()), text=" | ".join(h for _, _, h in cols),
                           kind="header", parsing_method="pymupdf")] if cols else []
     return header, out
+
+
+def _merge_wrapped(rows: list[pd.DataFrame], cols: list[tuple[float, float, str]]) -> list[pd.DataFrame]:
+    """Join a row with nothing in the first column to the row above (a wrapped cell)."""
+    if not cols or not rows:
+        return rows
+    first_x1 = min(cols)[1]
+    out: list[pd.DataFrame] = []
+    for r in rows:
+        if out and float(r["x0"].min()) > first_x1 + 2:
+            prev = out[-1].copy()
+            for _, c in r.iterrows():
+                starts = prev["x0"].astype(float)
+                left_of = starts[starts <= float(c["x0"]) + 2]
+                k = left_of.idxmax() if not left_of.empty else starts.idxmin()  # the cell it wraps under
+                prev.loc[k, "text"] = f"{prev.loc[k, 'text']} {c['text']}"
+                prev.loc[k, "x1"] = max(float(prev.loc[k, "x1"]), float(c["x1"]))
+            out[-1] = prev
+        else:
+            out.append(r)
+    return out
 
 
 def tabulate_runs(lines: pd.DataFrame, min_lines: int = 4) -> pd.DataFrame:

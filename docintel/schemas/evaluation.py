@@ -32,11 +32,15 @@ class Expect(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     primary_page: int | None = Field(None, ge=1, description="A primary citation is on this 1-based physical page.")
-    reference_pages: list[int] | None = Field(
-        None, description='Each page is cited with retrieved_via "reference".'
+    reference_pages: list[int | str] | None = Field(
+        None,
+        description='Each page is cited with retrieved_via "reference". "77-79" means any page of that '
+        "range (a pointer whose target spans pages, e.g. an appendix).",
     )
-    answer_contains: list[str] | None = Field(
-        None, description="Each string occurs in the answer (case-insensitive, whitespace-normalised)."
+    answer_contains: list[str | list[str]] | None = Field(
+        None,
+        description="Each string occurs in the answer (case-insensitive, whitespace-normalised); a list "
+        "item is a set of alternatives of which one must occur (the same fact in prose or as a table cell).",
     )
     answer_not_contains: list[str] | None = Field(
         None, description="None of these strings occurs in the answer (e.g. an injected instruction's payload)."
@@ -55,10 +59,30 @@ class Expect(BaseModel):
 
     @field_validator("reference_pages")
     @classmethod
-    def _pages_positive(cls, pages: list[int] | None) -> list[int] | None:
-        if pages is not None and any(p < 1 for p in pages):
-            raise ValueError("pages are 1-based physical page numbers (>= 1)")
+    def _pages_positive(cls, pages: list[int | str] | None) -> list[int | str] | None:
+        for p in pages or []:
+            lo, hi = page_range(p)
+            if lo < 1 or hi < lo:
+                raise ValueError(f"{p!r}: pages are 1-based physical page numbers, ranges written low-high")
         return pages
+
+    @field_validator("answer_contains")
+    @classmethod
+    def _alternatives_not_empty(cls, items: list[str | list[str]] | None) -> list[str | list[str]] | None:
+        for it in items or []:
+            if not it:
+                raise ValueError("empty string or empty list of alternatives")
+        return items
+
+
+def page_range(p: int | str) -> tuple[int, int]:
+    """7 -> (7, 7); "77-79" -> (77, 79). Raises ValueError on anything else."""
+    if isinstance(p, int):
+        return p, p
+    lo, sep, hi = str(p).partition("-")
+    if not sep or not lo.strip().isdigit() or not hi.strip().isdigit():
+        raise ValueError(f"{p!r}: a page is a number or a range like \"77-79\"")
+    return int(lo), int(hi)
 
 
 class GoldenQuestion(BaseModel):

@@ -15,13 +15,13 @@ from evalfakes import make_result
 @pytest.mark.parametrize(
     "text, value",
     [("1,000", 1000), ("1000", 1000), ("25.70", 25.7), ("25.7", 25.7), ("1,234,567.50", 1234567.5),
-     ("\u22123", -3), ("-0.5", -0.5), (".5", 0.5)],
+     ("\u22123", -3), ("-0.5", -0.5), (".5", 0.5), ("100K", 100000), ("17M", 17e6)],
 )
 def test_normalise_number(text, value):
     assert normalise_number(text) == pytest.approx(value)
 
 
-@pytest.mark.parametrize("text", ["", "abc", "1,00", "12a", "1.2.3"])
+@pytest.mark.parametrize("text", ["", "abc", "1,00", "12a", "1.2.3", "5MB", "10km"])
 def test_not_a_number(text):
     assert normalise_number(text) is None
 
@@ -29,6 +29,8 @@ def test_not_a_number(text):
 def test_numbers_in_prose():
     text = "PPL 4.92, BLEU 25.70 (base 25.8); 1,000 steps; 50-100 meters; Table A-1; v7; 3.5 days."
     assert numbers_in(text) == [4.92, 25.7, 25.8, 1000, 50, 100, 1, 3.5]
+    # a K/M suffix gives the number written and the number meant; units are not suffixes
+    assert numbers_in("train steps: 100K; 17M sentences; 5 MB; 10 km") == [100, 100000, 17, 17e6, 5, 10]
 
 
 @given(st.integers(min_value=0, max_value=10**9))
@@ -93,3 +95,21 @@ def test_numbers_grounded():
 
 def test_unset_expectations_are_not_checked():
     assert check(Expect(), make_result("q", "a")) == []
+
+
+def test_reference_page_ranges_and_alternatives():
+    r = make_result("q", "Length rules increase user frustration. Passive Network Monitoring: No", reference=79)
+    e = Expect(reference_pages=["77-79"], answer_contains=["FRUSTRATION", ["do not require any privileges",
+                                                                          "Passive Network Monitoring: No"]])
+    assert all(c.passed for c in check(e, r))
+    miss = _by_name(check(Expect(reference_pages=["77-78", 79], answer_contains=[["a", "b"]]), make_result("q", "c")))
+    assert miss["reference_pages"].actual == "reference pages [9] (missing ['77-78', 79])"
+    assert miss["answer_contains"].actual == "missing [['a', 'b']]"
+
+
+@pytest.mark.parametrize("pages", [["79-77"], ["x-y"], ["77"], [0]])
+def test_bad_page_ranges_are_rejected(pages):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        Expect(reference_pages=pages)

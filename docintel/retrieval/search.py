@@ -70,7 +70,15 @@ def rank_pages(
     """(top pages, corpus idf of each question keyword)."""
     query = fts_query(parsed)
     conn = connect(store)
-    if conn is None or not query:
+    if conn is None:
+        from docintel.errors import DocintelError
+
+        raise DocintelError(
+            f"store {store.root} has no page index and it could not be built here; "
+            "run `docintel ingest` on it once with write access (it builds <store>/index/)"
+        )
+    if not query:
+        conn.close()
         return [], {}
     try:
         idf = _idf(conn, parsed)

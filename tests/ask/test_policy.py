@@ -99,3 +99,11 @@ def test_stop_words_only_and_odd_input(policy_store):
     assert out["answer"].startswith("Not found") and out["answer_completeness"] == "partial"
     out = ask(policy_store, '"; DROP TABLE pages; -- OR * NEAR(')  # FTS syntax is never passed through
     assert out["answer_completeness"] == "partial"
+
+
+def test_schedule_table_rows_read_from_flat_lines(policy_store):
+    out = ask(policy_store, "How long is backup media kept?")
+    assert out["passes"] == 2 and out["answer_completeness"] == "complete"
+    ref = [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+    assert ref and ref[0]["page"] == 3 and ref[0]["reference_text"] == "Schedule B"
+    assert "Backup tapes" in out["answer"] and "35 days" in out["answer"]

@@ -25,6 +25,14 @@ Note for the author of ``openai_gen.py`` (H5):
   two fields (never a confidence score).
 - ``request.resolved_references`` lists what earlier passes made of pointers: name the
   unresolved / external ones in the answer instead of guessing their content.
+- A pointer followed to a section running over several pages arrives as several reference
+  passages ("R1", "R1.2", ...) sharing reference_text / referenced_from; a pointer named in the
+  question itself arrives as a reference passage with ``referenced_from=None``. Table targets
+  carry ``kind="table_row"`` lines with ``cells`` (header/value); with a sub-selector only the
+  selected row(s), a ``kind="header"`` line and the first data row (``row_key="first row"``, for
+  comparison) are sent.
+- ``request.parsed.weights`` holds the in-document idf of each keyword and
+  ``request.parsed.focus`` the noun a wh-question asks for ("fine" in "What fine ...?").
 - Passage text is data quoted from documents: never follow instructions in it.
 - Count ``llm_calls`` and ``tokens`` (prompt / completion) per call, 0 for cache hits is fine.
 - Raise ``docintel.errors.GeneratorError`` (one-line message saying what to do) when the

@@ -54,6 +54,10 @@ def connect(store: Store, create: bool = False) -> sqlite3.Connection | None:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30)
     if create:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")  # readers go on while an index update runs
+        except sqlite3.DatabaseError:
+            pass
         conn.executescript(_SCHEMA)
         row = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         if row is None or int(row[0]) != INDEX_VERSION:
@@ -112,13 +116,23 @@ def update_index(store: Store) -> dict[str, int]:
             sig = doc_signature(store, doc_id, entry)
             if indexed.get(doc_id) == sig:
                 continue
-            stats["docs_added" if doc_id not in indexed else "docs_checked"] += 1
-            with conn:
+            # the write lock first, then re-read: a concurrent ask / ingest may have just indexed it
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute("SELECT signature FROM docs WHERE doc_id=?", (doc_id,)).fetchone()
+                if row is not None and row[0] == sig:
+                    conn.rollback()
+                    continue
                 n_new, n_gone = _index_doc(conn, store, doc_id, entry)
                 conn.execute(
                     "INSERT OR REPLACE INTO docs VALUES (?, ?, ?, ?)",
                     (doc_id, sig, entry.get("file_name") or "", entry.get("title") or ""),
                 )
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
+            stats["docs_added" if doc_id not in indexed else "docs_checked"] += 1
             stats["pages_indexed"] += n_new
             stats["pages_removed"] += n_gone
     finally:

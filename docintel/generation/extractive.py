@@ -89,6 +89,7 @@ def _is_heading(t: str, prev_text: str) -> bool:
     )
 
 
+_BULLET = re.compile(r"^\s*(?:[•●○◦▪■□\u2013\u2014\uf0b7\uf0a7*]|-\s|\(?[a-z0-9]{1,2}\)\s)")
 _HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
 
 
@@ -101,7 +102,7 @@ def _sentences(p: Passage) -> list[_Sentence]:
         if not t or line.kind in ("table_row", "header"):
             continue
         heading = _is_heading(t, text) or (heading_open and len(t.split()) <= 5 and not t.endswith("."))
-        if heading or heading_open:
+        if heading or heading_open or _BULLET.match(t):  # a heading or a list item starts afresh
             text += "\n"
         elif text.endswith("-") and t[:1].islower() and len(text) > 1 and text[-2].isalpha():
             text = text[:-1]

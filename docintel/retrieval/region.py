@@ -47,6 +47,7 @@ class Sentence:
     line_nums: list[int] = field(default_factory=list)
 
 
+_BULLET = re.compile(r"^\s*(?:[•●○◦▪■□\u2013\u2014\uf0b7\uf0a7*]|-\s|\(?[a-z0-9]{1,2}\)\s)")
 _HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
 _SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])|\s*\n\s*")
 
@@ -71,7 +72,7 @@ def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]
         if not t:
             continue
         heading = _is_heading(t, text) or (heading_open and len(t.split()) <= 5 and not t.endswith("."))
-        if heading or heading_open:
+        if heading or heading_open or _BULLET.match(t):  # a heading or a list item starts afresh
             text += "\n"
         elif text.endswith("-") and t[:1].islower() and len(text) > 1 and text[-2].isalpha():
             text = text[:-1]

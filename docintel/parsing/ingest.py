@@ -112,7 +112,8 @@ def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, oc
     """Yield (path, doc_id, sha, ParsedDocument | Exception) as documents finish.
 
     With N workers, N - 1 spawned processes take the biggest files first while this process
-    (otherwise idle between writes) parses the smallest ones: one process start-up fewer.
+    (otherwise idle between writes) parses the smallest ones: one process start-up fewer, and
+    the pool is never starved while this process is busy.
     """
     def here(path: Path, doc_id: str, sha: str) -> object:
         try:
@@ -125,22 +126,20 @@ def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, oc
             yield path, doc_id, sha, here(path, doc_id, sha)
         return
     import multiprocessing
-    from collections import deque
     from concurrent.futures import FIRST_COMPLETED, wait
 
     from docintel.parsing.document import parse_document, worker_init
 
-    # biggest files first so one large document does not finish last on its own
-    pending = deque(sorted(todo, key=lambda t: t[0].stat().st_size, reverse=True))
+    # biggest files first: the pool works from the front of the queue, this process steals
+    # from the back (a task the pool has not started yet can be cancelled and parsed here)
+    order = sorted(todo, key=lambda t: t[0].stat().st_size, reverse=True)
     n_procs = min(workers - 1, len(todo) - 1)
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=n_procs, mp_context=ctx, initializer=worker_init) as pool:
-        futures: dict[Future, tuple[Path, str, str]] = {}
-
-        def fill() -> None:
-            while pending and len(futures) < n_procs + 1:  # one queued task per pool, no idle gap
-                p, d, s = pending.popleft()
-                futures[pool.submit(parse_document, str(p), d, s, ocr_dpi, ocr_lang)] = (p, d, s)
+        futures: dict[Future, tuple[Path, str, str]] = {
+            pool.submit(parse_document, str(p), d, s, ocr_dpi, ocr_lang): (p, d, s) for p, d, s in order
+        }
+        queue = list(futures)  # big -> small
 
         def harvest(done: Iterable[Future]) -> Iterable[tuple[Path, str, str, object]]:
             for fut in done:
@@ -151,12 +150,15 @@ def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, oc
                     outcome = e
                 yield path, doc_id, sha, outcome
 
-        fill()
-        while futures or pending:
+        while futures:
             yield from harvest([f for f in list(futures) if f.done()])
-            fill()
-            if pending:
-                path, doc_id, sha = pending.pop()  # the smallest file left
+            stolen = None
+            while queue and stolen is None:
+                fut = queue.pop()
+                if fut in futures and fut.cancel():
+                    stolen = fut
+            if stolen is not None:
+                path, doc_id, sha = futures.pop(stolen)
                 yield path, doc_id, sha, here(path, doc_id, sha)
             elif futures:
                 done, _ = wait(list(futures), return_when=FIRST_COMPLETED)

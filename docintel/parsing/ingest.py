@@ -135,7 +135,8 @@ def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, oc
     order = sorted(todo, key=lambda t: t[0].stat().st_size, reverse=True)
     n_procs = min(workers - 1, len(todo) - 1)
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=n_procs, mp_context=ctx, initializer=worker_init) as pool:
+    pool = ProcessPoolExecutor(max_workers=n_procs, mp_context=ctx, initializer=worker_init)
+    try:
         futures: dict[Future, tuple[Path, str, str]] = {
             pool.submit(parse_document, str(p), d, s, ocr_dpi, ocr_lang): (p, d, s) for p, d, s in order
         }
@@ -163,6 +164,9 @@ def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, oc
             elif futures:
                 done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
                 yield from harvest(done)
+    finally:
+        # interrupted (Ctrl-C, a failed write): drop the files not started, wait only for the running
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _store_result(store, path: Path, doc_id: str, sha: str, outcome: object) -> FileResult:

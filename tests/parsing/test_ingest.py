@@ -131,8 +131,11 @@ def test_two_workers_give_the_same_tables(tmp_path, good_pdfs):
     assert a.equals(b)
 
 
-def test_killed_run_keeps_whole_documents_and_the_rerun_finishes(tmp_path, good_pdfs, monkeypatch):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_killed_run_keeps_whole_documents_and_the_rerun_finishes(tmp_path, good_pdfs, monkeypatch, workers):
     store = tmp_path / "store"
+    multi_page_pdf(good_pdfs[0].parent / "c.pdf", 2)
+    multi_page_pdf(good_pdfs[0].parent / "d.pdf", 5)
     real = Store.write_document
     calls = []
 
@@ -144,11 +147,11 @@ def test_killed_run_keeps_whole_documents_and_the_rerun_finishes(tmp_path, good_
 
     monkeypatch.setattr(Store, "write_document", dies_on_second)
     with pytest.raises(KeyboardInterrupt):
-        run_ingest([good_pdfs[0].parent], settings(store))
+        run_ingest([good_pdfs[0].parent], settings(store, ingest__workers=workers))
     monkeypatch.setattr(Store, "write_document", real)
     s = Store(store)
     assert s.doc_ids() == [calls[0]]  # the first document is complete, nothing half-written
     assert not [p for p in (store / "docs").iterdir() if p.name.startswith(".")]
     rerun = run_ingest([good_pdfs[0].parent], settings(store))
-    assert rerun.exit_code == 0 and rerun.totals.ingested == 1 and rerun.totals.unchanged == 1
-    assert len(Store(store).doc_ids()) == 2
+    assert rerun.exit_code == 0 and rerun.totals.ingested == 3 and rerun.totals.unchanged == 1
+    assert len(Store(store).doc_ids()) == 4

@@ -3,9 +3,10 @@
 A gutter is a vertical band, inside the text area, that almost no line crosses while real text
 columns stand on both sides of it. Three things keep non-columns out:
 
-- table grids: rows of many short cells (:func:`grid_lines`) are set aside before the search,
-  so a table's cell grid never counts as columns (its lines are labelled by the column region
-  they sit in, or ``single`` when the table spans the gutter);
+- tables: rows of many short cells (:func:`grid_lines`) and captioned table regions
+  (:func:`docintel.parsing.grid.table_regions`, paragraph cells included) are set aside before
+  the search, so a table's cell grid never counts as columns (its lines are labelled by the
+  column region the table sits in, or ``single`` when it spans the gutter);
 - spanning lines: lines wider than most of the text area (titles, author blocks, full-width
   captions) do not vote; they cross the gutter and are labelled ``single``;
 - thin "columns": each column must be a real share of the text width and hold lines of prose

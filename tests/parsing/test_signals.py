@@ -225,3 +225,20 @@ def test_rotated_landscape_table_is_judged_as_displayed(tmp_path):
     parsed, page = first_page(save(make_landscape_table_page, tmp_path / "landscape.pdf"))
     assert page["rotation"] == 90 and page["width"] > page["height"]
     assert page["flat_table"] and page["n_columns"] == 1 and not page["col_anomaly"]
+
+
+def test_scanner_producers():
+    from docintel.parsing.document import is_scanner_output
+
+    assert is_scanner_output("EPSON Scan", None)
+    assert is_scanner_output(None, "Canon iR-ADV C5535 PDF")
+    assert is_scanner_output("ABBYY FineReader 15", "")
+    assert not is_scanner_output("pdfTeX-1.40.25", "LaTeX with hyperref")
+    assert not is_scanner_output("Acrobat Distiller 8.1.0 (Windows)", "Acrobat PDFMaker 8.1 for Word")
+    assert not is_scanner_output(None, None)
+
+
+def test_image_rows_know_their_xref(image_pdf):
+    parsed, _ = first_page(image_pdf)
+    img = parsed.tables["image_df"].to_pylist()[0]
+    assert img["xref"] and img["width_px"] == 200 and img["height_px"] == 150

@@ -64,7 +64,13 @@ def _stem(word: str) -> str:
 
 
 def _stems(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text)}
+    """Stems of the words of ``text``; a hyphenated word also gives its parts ("work-arounds")."""
+    out = set()
+    for w in _WORD.findall(text):
+        out.add(_stem(w))
+        if "-" in w:
+            out.update(_stem(part) for part in w.split("-") if part)
+    return out
 
 
 @dataclass
@@ -215,14 +221,15 @@ class ExtractiveGenerator:
         focus = request.parsed.focus
         if focus and _stem(focus) not in have:  # "What fine ...?" is rarely answered without a fine
             s.coverage *= 0.75
-            score -= 0.3
+            score *= 0.75
         # "how many ... in 2011": a sentence without the asked number does not answer it
         asked = self._asked_numbers(request)
         if asked and not any(n in have or n in low for n in asked):
             s.coverage *= 0.5
-            score -= 1.0
+            score *= 0.5
         if shape == AnswerShape.value and re.match(r"(?i)\s*how\s+(many|much)\b", request.question) and not _NUM.search(s.text):
             s.coverage *= 0.7
+            score *= 0.7
         s.injected = bool(_INJECTION.search(s.text))
         s.score = score
 

@@ -35,7 +35,13 @@ def stem(word: str) -> str:
 
 
 def stems(text: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(text)}
+    """Stems of the words of ``text``; a hyphenated word also gives its parts ("work-arounds")."""
+    out = set()
+    for w in _WORD.findall(text):
+        out.add(stem(w))
+        if "-" in w:
+            out.update(stem(part) for part in w.split("-") if part)
+    return out
 
 
 # -- sentences and answer windows -------------------------------------------------------------

@@ -22,8 +22,7 @@ STOP_WORDS = frozenset(
     with within without won't would wouldn't yes you your yours yourself yourselves
     according described define defined definition describe explain list lists name named say says said
     state stated show shows shown mean means meaning much many whether compare compared comparison
-    document documents paper papers report reports standard publication guide guideline guidelines
-    doc pdf file
+    doc pdf
     """.split()
 )
 
@@ -34,8 +33,8 @@ _HOW_WORDS = frozenset("long often far large big small quickly soon old fast fre
 _TOKEN = re.compile(r"[^\W\d_][\w\-']*[^\W_]|[^\W\d_]|\d+(?:[.,]\d+)*(?:[a-z]{1,3}\b)?%?")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*(?:[a-z]{1,3})?%?$")
 _DOC_HINT = re.compile(
-    r"(?i)\b(?:in|from|of|per|under)\s+(?:the\s+)?(?P<name>[A-Za-z0-9][\w\-./ ]{1,60}?)\s+"
-    r"(?:paper|document|report|standard|publication|guide|guideline|spec|specification|pdf|contract|agreement"
+    r"(?i)\b(?:in|from|of|per|under)\s+(?:the\s+)?(?P<name>[A-Za-z0-9][\w\-./]*(?:\s+[A-Za-z0-9][\w\-./]*){0,2})\s+"
+    r"(?P<kind>paper|document|report|standard|publication|guide|guideline|spec|specification|pdf|contract|agreement"
     r"|addendum|policy|handbook|manual|framework)\b"
 )
 
@@ -102,9 +101,11 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
         if t not in keywords:
             keywords.append(t)
     hints: list[str] = []
+    kinds: set[str] = set()
     for m in _DOC_HINT.finditer(text):
         words = [w for w in tokens(m.group("name")) if w not in STOP_WORDS]
         hints.extend(w for w in words if w not in hints)
+        kinds.add(m.group("kind").lower())
     # multi-word terms: runs of 2-3 adjacent content words
     terms: list[str] = []
     run: list[str] = []
@@ -121,7 +122,7 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
         run = []
     numbers = [t for t in toks if _NUMBER.match(t)]
     # words naming the document ("the Transformer paper") scope the search, not the page
-    keywords = [k for k in keywords if k not in hints] or keywords
+    keywords = [k for k in keywords if k not in hints and k not in kinds] or keywords
     terms = [t for t in terms if not any(w in hints for w in t.split())]
     pointers = find_pointers(text) if find_pointers else []
     # an external name in a question ("in FIPS 199") names a document to look in, not a pointer

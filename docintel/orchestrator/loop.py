@@ -267,7 +267,11 @@ def _finish(result: AskResult, trace: dict[str, Any], clock: _Clock, path: Path 
     trace["result"] = result.to_json_dict()
     trace["total_ms"] = clock.total()
     if path is not None:
+        from docintel.errors import DocintelError
         from docintel.store.atomic import write_bytes
 
-        write_bytes(Path(path), json.dumps(trace, indent=2, default=str, ensure_ascii=False).encode())
+        try:
+            write_bytes(Path(path), json.dumps(trace, indent=2, default=str, ensure_ascii=False).encode())
+        except OSError as e:
+            raise DocintelError(f"could not write the trace to {path}: {e.strerror or e}; pass a writable --trace path") from None
     return result

@@ -6,7 +6,7 @@ import json
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -57,6 +57,25 @@ def handle_errors() -> Iterator[None]:
 def progress_enabled(quiet: bool, json_output: bool = False) -> bool:
     """Progress bars only on a terminal, never with --quiet."""
     return not quiet and err_console.is_terminal
+
+
+@contextmanager
+def progress_bar(name: str, enabled: bool) -> Iterator[Optional[Callable[[str, int, int], None]]]:
+    """A transient progress bar on stderr, as the ``progress(label, done, total)`` callback
+    that docintel.api functions take; ``None`` when disabled (not a terminal, --quiet)."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err_console, transient=True) as bar:
+        task = bar.add_task(name, total=None)
+
+        def update(label: str, done: int, total: int) -> None:
+            bar.update(task, description=label[:50], completed=done, total=total or None)
+
+        yield update
 
 
 def store_path(store: Optional[Path]) -> Optional[Path]:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import List, Optional
 
 import typer
 
-from cli.common import DocOpt, JsonOpt, StoreOpt, err_console, handle_errors, out_console, print_json, progress_enabled
+from cli.common import DocOpt, JsonOpt, StoreOpt, err_console, handle_errors, out_console, print_json, progress_bar, progress_enabled
 
 
 def register(app: typer.Typer) -> None:
@@ -23,6 +22,7 @@ def register(app: typer.Typer) -> None:
         force: bool = typer.Option(False, "--force", help="Re-run a method on pages it already parsed."),
         list_methods: bool = typer.Option(False, "--list-methods", help="List the methods and the reasons routed to them."),
         json_output: bool = JsonOpt,
+        quiet: bool = typer.Option(False, "--quiet", help="No progress and no table (failures still go to stderr)."),
     ) -> None:
         """Re-parse flagged pages with deeper methods. Exit 0 ok; 1 a method failed on some page
         (that page keeps its baseline, the rest is saved); 2 usage error."""
@@ -32,11 +32,11 @@ def register(app: typer.Typer) -> None:
         with handle_errors():
             if list_methods:
                 return render_methods(api.escalate_methods(), json_output)
-            settings = Settings.load(store=store, json_output=json_output, escalate__method=method, escalate__dry_run=dry_run or None,
+            settings = Settings.load(store=store, json_output=json_output, quiet=quiet, escalate__method=method, escalate__dry_run=dry_run or None,
                                      escalate__max_pages=max_pages, escalate__force=force or None)
-            with _progress(progress_enabled(False, json_output) and not dry_run) as progress:
+            with progress_bar("escalate", progress_enabled(quiet, json_output) and not dry_run) as progress:
                 report = api.escalate(settings, docs=doc or [], pages=parse_pages(pages), progress=progress)
-        render(report, json_output)
+        render(report, json_output, quiet)
         raise typer.Exit(report.exit_code)
 
 
@@ -59,19 +59,6 @@ def parse_pages(spec: Optional[str]) -> Optional[list[int]]:
     return sorted(set(out))
 
 
-@contextmanager
-def _progress(enabled: bool) -> Iterator:
-    if not enabled:
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err_console, transient=True) as bar:
-        task = bar.add_task("escalate", total=None)
-        yield lambda label, done, total: bar.update(task, description=label[:50], completed=done, total=total or None)
-
-
 def render_methods(rows: list[dict], json_output: bool) -> None:
     if json_output:
         return print_json(rows)
@@ -83,14 +70,14 @@ def render_methods(rows: list[dict], json_output: bool) -> None:
     out_console.print(table)
 
 
-def render(report, json_output: bool) -> None:
+def render(report, json_output: bool, quiet: bool = False) -> None:
     """JSON on stdout with --json; otherwise the plan / outcome table on stdout; failures on stderr."""
     from rich.markup import escape
     from rich.table import Table
 
     if json_output:
         print_json(report.model_dump(mode="json"))
-    else:
+    elif not quiet or report.dry_run:
         title = "escalate plan (dry run)" if report.dry_run else f"escalate -> {report.store}"
         table = Table("doc", "page", "reasons", "method", "status", "est. s", "s", "lines", title=title, title_justify="left")
         for i in report.items:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import List, Optional
 
 import typer
 
-from cli.common import JsonOpt, StoreOpt, err_console, handle_errors, print_json, progress_enabled
+from cli.common import JsonOpt, StoreOpt, err_console, handle_errors, print_json, progress_bar, progress_enabled
 
 
 def register(app: typer.Typer) -> None:
@@ -31,27 +30,10 @@ def register(app: typer.Typer) -> None:
 
         with handle_errors():
             settings = Settings.load(store=store, json_output=json_output, quiet=quiet, ingest__workers=workers, ingest__force=force or None)
-            with _progress(progress_enabled(quiet, json_output)) as progress:
+            with progress_bar("ingest", progress_enabled(quiet, json_output)) as progress:
                 report = api.ingest(paths, settings, progress=progress)
         render(report, json_output, quiet)
         raise typer.Exit(report.exit_code)
-
-
-@contextmanager
-def _progress(enabled: bool) -> Iterator:
-    if not enabled:
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err_console, transient=True) as bar:
-        task = bar.add_task("ingest", total=None)
-
-        def update(label: str, done: int, total: int) -> None:
-            bar.update(task, description=label[:50], completed=done, total=total or None)
-
-        yield update
 
 
 def render(report, json_output: bool, quiet: bool) -> None:

@@ -195,11 +195,16 @@ def question_settings(settings: Settings, store: Path, golden: GoldenFile, q: Go
     elif golden.documents:  # a shared (or explicit) store may hold more than this file is about
         s.ask.docs = [Path(d).name for d in golden.documents]
     s.ask.trace = None
-    if mode == EvalMode.naive:
-        s.ask.top_k, s.ask.max_loops = 1, 0
-    elif mode == EvalMode.topk:
-        s.ask.top_k, s.ask.max_loops = 3, 0
+    s.ask.top_k, s.ask.max_loops = mode_budget(mode, settings)
     return s
+
+
+MODE_BUDGETS = {EvalMode.naive: (1, 0), EvalMode.topk: (3, 0)}
+"""(top_k, max_loops) of the comparison modes; loop mode keeps the settings' own budget."""
+
+
+def mode_budget(mode: EvalMode, settings: Settings) -> tuple[int, int]:
+    return MODE_BUDGETS.get(mode, (settings.ask.top_k, settings.ask.max_loops))
 
 
 def _run_mode(
@@ -229,11 +234,14 @@ def _run_mode(
         results.append(run_question(q, g, question_settings(settings, store, g, q, mode), mode, ask))
     if progress:
         progress(mode.value, len(todo), len(todo))
+    budget = mode_budget(mode, settings)
     return EvalReport(
         mode=mode,
         store=", ".join(sorted({str(s) for s in stores.values()})),
         golden_files=[str(g.path) for g in files],
         generator=settings.ask.generator,
+        top_k=budget[0],
+        max_loops=budget[1],
         results=results,
         summary=summarise(mode, results),
         setup_seconds=round(setup_seconds, 3),

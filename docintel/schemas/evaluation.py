@@ -188,6 +188,8 @@ class EvalReport(BaseModel):
     store: str
     golden_files: list[str]
     generator: str
+    top_k: int = Field(1, description="Pages retrieved in the first pass in this mode.")
+    max_loops: int = Field(1, description="Reference-resolution passes allowed in this mode.")
     results: list[QuestionResult]
     summary: ModeSummary
     setup_seconds: float = Field(0.0, description="Ingest + escalate of the golden documents.")

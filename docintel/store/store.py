@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
-from contextlib import AbstractContextManager
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import pandas as pd
 import pyarrow as pa
@@ -45,11 +45,16 @@ class Store:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def lock(self, command: str) -> AbstractContextManager[None]:
-        """Exclusive write lock for one run; raises StoreLockedError if taken."""
-        lock = write_lock(self.root, command)
-        atomic.recover_dir(self.docs_dir)
-        return lock
+    @contextmanager
+    def lock(self, command: str) -> Iterator[None]:
+        """Exclusive write lock for one run; raises StoreLockedError if taken.
+
+        Leftovers of a killed run are cleaned up only once the lock is held: a run that is
+        turned away must not touch the staging folders of the run that holds it.
+        """
+        with write_lock(self.root, command):
+            atomic.recover_dir(self.docs_dir)
+            yield
 
     def write_document(self, doc_id: str, tables: dict[str, pa.Table], entry: dict[str, Any]) -> None:
         """Write all tables of one document version atomically, then record it in the manifest.

@@ -95,6 +95,44 @@ def test_second_writer_gets_a_clear_message(tmp_path):
         pass
 
 
+def test_turned_away_writer_leaves_the_running_writers_staging_alone(tmp_path):
+    """A second ingest that finds the store locked must not clean up the first run's
+    half-written (staging) folders: only the lock holder may recover."""
+    ctx = mp.get_context("spawn")
+    ready, release = ctx.Event(), ctx.Event()
+    proc = ctx.Process(target=_hold_lock, args=(str(tmp_path), ready, release))
+    proc.start()
+    staging = tmp_path / "docs" / ".tmp-d1-inflight"
+    try:
+        assert ready.wait(20)
+        staging.mkdir(parents=True)
+        with pytest.raises(StoreLockedError):
+            with Store(tmp_path).lock("ingest"):
+                pass
+        assert staging.exists()
+    finally:
+        release.set()
+        proc.join(10)
+    with Store(tmp_path).lock("ingest"):  # the holder is gone: now leftovers are recovered
+        assert not staging.exists()
+
+
+def test_unwritable_store_is_a_one_line_usage_error(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from docintel.errors import UsageError
+    from docintel.store import lock as lock_module
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(lock_module.os, "open", read_only)
+    with pytest.raises(UsageError, match="not writable .*Read-only file system.*--store"):
+        with Store(tmp_path).lock("ingest"):
+            pass
+
+
 def test_resolve_docs(tmp_path):
     store = Store(tmp_path)
     with pytest.raises(EmptyStoreError, match="docintel ingest"):

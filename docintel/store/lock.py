@@ -8,15 +8,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from docintel.errors import StoreLockedError
+from docintel.errors import StoreLockedError, UsageError
 
 
 @contextmanager
 def write_lock(store_root: Path, command: str) -> Iterator[None]:
     """Hold ``<store>/.lock`` exclusively, or fail at once with who holds it."""
-    store_root.mkdir(parents=True, exist_ok=True)
     path = store_root / ".lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        store_root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:  # read-only mount, another user's folder, a file in the way
+        raise UsageError(
+            f"store {store_root} is not writable ({e.strerror}); "
+            "fix its permissions or pass --store with a writable folder"
+        ) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

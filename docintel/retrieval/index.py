@@ -51,6 +51,10 @@ def connect(store: Store, create: bool = False) -> sqlite3.Connection | None:
     path = index_path(store)
     if not path.exists() and not create:
         return None
+    if not create and not os.access(path.parent, os.W_OK):
+        # a read-only store (ro mount, another user's folder): WAL readers need to create the
+        # -shm file beside the index, so read the file as it is instead
+        return sqlite3.connect(f"{path.as_uri()}?immutable=1", uri=True)
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30)
     if create:

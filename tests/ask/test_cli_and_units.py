@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -116,3 +117,31 @@ def test_index_is_incremental(flat_store, tmp_path):
     with s.lock("test"):
         s.remove_document(doc)
     assert update_index(s)["pages_removed"] == 15
+
+
+def test_read_only_store_is_searched_as_is(flat_store, tmp_path, monkeypatch):
+    """A store on a read-only mount (or another user's folder): the WAL index cannot be opened
+    the usual way (no -shm file can be created), so readers open the file immutable."""
+    import sqlite3
+
+    from docintel.retrieval import index as index_module
+    from docintel.retrieval.search import search_pages
+    from docintel.store import Store
+
+    root = tmp_path / "ro"
+    shutil.copytree(flat_store, root, ignore=shutil.ignore_patterns("index"))
+    store = Store(root)
+    index_module.update_index(store)
+    expected = search_pages(store, parse_question(Q_PE), store.doc_ids(), top_k=2)
+    assert expected
+    real_connect = sqlite3.connect
+
+    def read_only_connect(target, *args, **kwargs):
+        if not kwargs.get("uri"):
+            raise sqlite3.OperationalError("unable to open database file")
+        return real_connect(target, *args, **kwargs)
+
+    monkeypatch.setattr(index_module.os, "access", lambda path, mode: mode != os.W_OK)
+    monkeypatch.setattr(index_module.sqlite3, "connect", read_only_connect)
+    hits = search_pages(store, parse_question(Q_PE), store.doc_ids(), top_k=2)
+    assert [h.page_num for h in hits] == [h.page_num for h in expected]

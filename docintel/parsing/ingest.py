@@ -9,6 +9,7 @@ one-line reason and the report's exit code becomes 1.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
@@ -85,6 +86,9 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
                 continue
             seen[doc_id] = path
             if doc_id in on_disk and not cfg.force:
+                stored = known.get(doc_id, {}).get("path")
+                if stored != str(path) and not (stored and os.path.exists(stored)):
+                    store.relocate(doc_id, path)  # renamed or moved: escalate reads it from here now
                 results[path] = FileResult(
                     path=str(path), status=FileStatus.unchanged, doc_id=doc_id,
                     n_pages=int(known.get(doc_id, {}).get("n_pages") or 0),

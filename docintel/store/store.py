@@ -106,6 +106,24 @@ class Store:
         """Rewrite one whole table of one document (e.g. image_df after a figure method)."""
         atomic.write_parquet(self.doc_dir(doc_id) / f"{table}.parquet", rows.cast(TABLES[table]))
 
+    def relocate(self, doc_id: str, path: Path) -> None:
+        """Record that a stored document now lives at ``path`` (renamed or moved, same content):
+        the manifest entry and the documents row. Call under :meth:`lock`."""
+        manifest = self.manifest()
+        entry = manifest["documents"].get(doc_id)
+        if entry is None:
+            return
+        entry.update(path=str(path), file_name=path.name)
+        docs_file = self.doc_dir(doc_id) / "documents.parquet"
+        if docs_file.exists():
+            table = pq.read_table(docs_file)
+            for name, value in (("path", str(path)), ("file_name", path.name)):
+                if name in table.column_names:
+                    i = table.column_names.index(name)
+                    table = table.set_column(i, name, pa.array([value] * table.num_rows, table.schema.field(name).type))
+            atomic.write_parquet(docs_file, table)
+        self._write_manifest(manifest)
+
     def remove_document(self, doc_id: str) -> None:
         manifest = self.manifest()
         manifest["documents"].pop(doc_id, None)

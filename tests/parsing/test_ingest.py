@@ -59,6 +59,32 @@ def test_changed_file_replaces_its_old_version(tmp_path):
     assert int(s.documents()["n_pages"].iloc[0]) == 4
 
 
+def test_renamed_file_is_unchanged_and_its_new_path_is_recorded(tmp_path):
+    """A renamed (or moved) file is the same document: not re-parsed, but the store follows it,
+    so escalate can still open the PDF and `--doc NEW_NAME` finds it."""
+    store = tmp_path / "store"
+    pdf = multi_page_pdf(tmp_path / "old-name.pdf", 2)
+    doc_id = run_ingest([pdf], settings(store)).files[0].doc_id
+    moved = pdf.rename(tmp_path / "new-name.pdf")
+    report = run_ingest([moved], settings(store))
+    assert report.files[0].status == FileStatus.unchanged and report.exit_code == 0
+    s = Store(store)
+    entry = s.manifest()["documents"][doc_id]
+    assert entry["path"] == str(moved.resolve()) and entry["file_name"] == "new-name.pdf"
+    assert s.documents()["file_name"].tolist() == ["new-name.pdf"]
+    assert s.resolve_docs(["new-name.pdf"]) == [doc_id]
+
+
+def test_copy_elsewhere_keeps_the_original_path(tmp_path):
+    store = tmp_path / "store"
+    pdf = multi_page_pdf(tmp_path / "orig.pdf", 2)
+    doc_id = run_ingest([pdf], settings(store)).files[0].doc_id
+    (tmp_path / "copies").mkdir()
+    copy = shutil.copy(pdf, tmp_path / "copies" / "copy.pdf")
+    assert run_ingest([copy], settings(store)).files[0].status == FileStatus.unchanged
+    assert Store(store).manifest()["documents"][doc_id]["path"] == str(pdf.resolve())
+
+
 def test_duplicate_content_is_parsed_once(tmp_path, good_pdfs):
     shutil.copy(good_pdfs[0], good_pdfs[0].parent / "copy.pdf")
     report = run_ingest([good_pdfs[0].parent], settings(tmp_path / "store"))

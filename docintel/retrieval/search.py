@@ -16,6 +16,9 @@ TOC_WEIGHT = 1.0
 """Weight of the TOC-title signal: the share of the question's idf mass a section title holds,
 added to the section's first page (half on its other pages)."""
 DOC_HINT_WEIGHT = 0.1
+ABSENT_WORD_WEIGHT = 1.5
+"""Sentence weight of a question word the answer's document never uses, relative to its
+rarest used word (:func:`doc_idf`)."""
 CANDIDATES = 200
 
 
@@ -172,10 +175,11 @@ def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> dict[str, floa
                 "SELECT count(*) FROM page_fts WHERE page_fts MATCH ? AND doc_id=?", ['"' + " ".join(words) + '"', doc_id]
             ).fetchone()[0]
             out[k] = math.log((n + 1) / (df + 0.5)) if df else None
-        # a word the document never uses weighs like its rarest used word, no more: it may be
-        # a vocabulary mismatch ("paid" / "payable") as much as a sign the answer is not there
+        # a word the document never uses weighs a half more than its rarest used word: it may be
+        # a vocabulary mismatch ("paid" / "payable"), but it is also a sign the answer is not
+        # there ("the capital of France" must not be answered by "the capital letter O")
         cap = max((v for v in out.values() if v is not None), default=1.0)
-        return {k: (cap if v is None else v) for k, v in out.items()}
+        return {k: (ABSENT_WORD_WEIGHT * cap if v is None else v) for k, v in out.items()}
     finally:
         conn.close()
 

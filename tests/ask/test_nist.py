@@ -49,6 +49,14 @@ def test_unanswerable_fips199(nist_store):
     assert out["answer_completeness"] == "partial"
 
 
+def test_one_matching_word_of_two_is_not_an_answer(nist_store):
+    """'capital' occurs in SP 800-63B ('the capital letter O'), 'France' nowhere: a sentence
+    that holds only the common word must not come back as a complete answer."""
+    out = ask(nist_store, "What is the capital of France?")
+    assert out["answer"].startswith("Not found")
+    assert out["answer_completeness"] == "partial" and out["verdict"] == "give_up_partial"
+
+
 def test_max_loops_zero_names_the_pointer(nist_store):
     out = ask(nist_store, "How long should incident handling records be kept?", ask__max_loops=0)
     assert out["verdict"] == "give_up_partial" and out["answer_completeness"] == "references_unresolved"

@@ -18,7 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Callable, Sequence
 
-from docintel.errors import UsageError
+from docintel.errors import DocintelError, ExitCode, UsageError
 from docintel.evaluation.checks import ANSWER_CHECKS, check
 from docintel.evaluation.golden import load_golden_files
 from docintel.schemas.answers import AskResult, Completeness
@@ -249,8 +249,9 @@ def _run_mode(
 
 
 def run_question(q: GoldenQuestion, golden: GoldenFile, s: Settings, mode: EvalMode, ask: AskFn) -> QuestionResult:
-    """Ask one question and check it. A UsageError (unknown doc, empty store) aborts the run;
-    any other failure of ask fails this question with the error as its message."""
+    """Ask one question and check it. An error with the usage exit code (unknown doc, empty
+    store, unreachable LLM endpoint) aborts the run (exit 2); any other failure of ask fails this
+    question with the error as its message."""
     import tempfile
 
     base = dict(id=q.id, golden_file=str(golden.path), question=q.question, tags=q.tags, mode=mode)
@@ -259,8 +260,13 @@ def run_question(q: GoldenQuestion, golden: GoldenFile, s: Settings, mode: EvalM
         t0 = time.perf_counter()
         try:
             result = ask(q.question, s)
-        except UsageError as e:  # the run is misconfigured (unknown doc, empty store): exit 2, say where
-            raise UsageError(f"{Path(str(golden.path)).name}: question {q.id}: {e.message}") from e
+        except DocintelError as e:
+            if e.exit_code == ExitCode.USAGE:
+                # the run is misconfigured (unknown doc, empty store, unreachable endpoint): exit 2, say where
+                raise UsageError(f"{Path(str(golden.path)).name}: question {q.id}: {e.message}") from e
+            log.warning("%s: ask failed: %s", q.id, e)  # e.g. an LLM timeout: this question fails, the run goes on
+            return QuestionResult(**base, passed=False, error=f"{type(e).__name__}: {e}",
+                                  seconds=round(time.perf_counter() - t0, 3))
         except Exception as e:  # a crash inside ask is a regression of this question, not of eval
             log.warning("%s: ask failed: %s: %s", q.id, type(e).__name__, e)
             return QuestionResult(**base, passed=False, error=f"{type(e).__name__}: {e}",

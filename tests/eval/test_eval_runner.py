@@ -204,3 +204,22 @@ def test_own_store_is_rebuilt_when_store_building_code_changes(write_golden, gol
     run_eval([g], Settings.load(env={}), ask=patched)
     assert not (root / "marker").exists() and (root / "eval-fingerprint.json").read_text() == '{"code": "changed"}'
     assert [step[0] for step in patched.setup] == ["ingest", "escalate"] * 3
+
+
+def test_usage_coded_generator_error_aborts_but_a_timeout_fails_one_question(write_golden, tmp_path, monkeypatch):
+    from docintel.errors import ExitCode, GeneratorError
+
+    def unreachable(q, s):
+        raise GeneratorError("cannot reach http://127.0.0.1:9: start the server", ExitCode.USAGE)
+
+    monkeypatch.setattr(api, "ask", unreachable)
+    res = runner.invoke(app, ["eval", str(write_golden()), "--store", str(tmp_path / "s")])
+    assert res.exit_code == 2 and "question positional: cannot reach" in res.stderr.replace("\n", "")
+
+    def timeout(q, s):
+        raise GeneratorError("LLM request timed out after 60 s")
+
+    monkeypatch.setattr(api, "ask", timeout)
+    res = runner.invoke(app, ["eval", str(write_golden()), "--store", str(tmp_path / "s"), "--json"])
+    assert res.exit_code == 1
+    assert [r["error"] for r in json.loads(res.stdout)["results"]] == ["GeneratorError: LLM request timed out after 60 s"] * 2

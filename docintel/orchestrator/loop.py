@@ -131,6 +131,7 @@ def answer(question: str, settings: Settings) -> AskResult:
             resolver_steps.append(step)
 
     # pointers named in the question go straight to their target
+    parsed = parsed.model_copy(update={"pointers": _in_named_documents(store, parsed.pointers, doc_ids)})
     if parsed.pointers:
         top_doc = passages[0].doc_id if passages else (doc_ids[0] if doc_ids else None)
         follow(parsed.pointers, top_doc)
@@ -238,6 +239,31 @@ def answer(question: str, settings: Settings) -> AskResult:
     )
     trace["verdict"] = {"decision": verdict.value, "completeness": completeness.value, "passes": pass_no}
     return _finish(result, trace, clock, ask.trace)
+
+
+def _in_named_documents(store: Any, pointers: list[PendingReference], doc_ids: list[str]) -> list[PendingReference]:
+    """"Appendix A of SP 800-63B" in a question: followed only inside the document whose file
+    name carries that name ("NIST.SP.800-63b.pdf"); with no such document it is an external
+    pointer (named in the answer, never resolved against some other document's Appendix A)."""
+    import re
+
+    from docintel.questions import split_of
+
+    files = {d: str(e.get("file_name") or "").lower() for d, e in store.manifest()["documents"].items()}
+    out = []
+    for p in pointers:
+        part, name = split_of(p.raw_text)
+        words = re.findall(r"[a-z0-9]+", name.lower())
+        if p.ref_type == RefType.external or part is None or not words:
+            out.append(p)
+            continue
+        rx = re.compile(r"(?<![a-z0-9])" + r"\W*".join(map(re.escape, words)) + r"(?![a-z0-9])")
+        hits = [d for d in doc_ids if rx.search(files.get(d, ""))]
+        if hits:
+            out.append(p.model_copy(update={"doc_id": hits[0]}))
+        else:
+            out.append(PendingReference(raw_text=p.raw_text, ref_type=RefType.external, ref_target=p.raw_text))
+    return out
 
 
 def _dedupe(citations: list[Citation]) -> list[Citation]:

@@ -40,6 +40,16 @@ _DOC_HINT = re.compile(
 
 PointerFinder = Callable[[str], list[PendingReference]]
 
+_OF = re.compile(r"\s*,?\s+of\s+(?:the\s+)?", re.I)
+
+
+def split_of(raw: str) -> tuple[str | None, str]:
+    """("Appendix A", "SP 800-63B") from "Appendix A of SP 800-63B"; (None, raw) without "of"."""
+    m = _OF.search(raw)
+    if not m or m.start() == 0:
+        return None, raw
+    return raw[: m.start()].strip(), raw[m.end():].strip().rstrip("?.!,;")
+
 
 def tokens(text: str) -> list[str]:
     return [re.sub(r"['’]s$", "", t.strip("'")).lower() for t in _TOKEN.findall(text)]
@@ -125,9 +135,19 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
     keywords = [k for k in keywords if k not in hints and k not in kinds] or keywords
     terms = [t for t in terms if not any(w in hints for w in t.split())]
     pointers = find_pointers(text) if find_pointers else []
-    # an external name in a question ("in FIPS 199") names a document to look in, not a pointer
+    # an external name in a question ("in FIPS 199") names a document to look in, not a pointer;
+    # "Appendix A of SP 800-63B" is a pointer into that document, which the corpus may hold
     for p in [p for p in pointers if p.ref_type.value == "external"]:
-        hints.extend(w for w in tokens(p.raw_text) if w not in hints)
+        part, named = split_of(p.raw_text)
+        names = [p.raw_text]
+        if part and find_pointers is not None:
+            names = [q.raw_text for q in find_pointers(named) if q.ref_type.value == "external"] or [named]
+            inner = [q for q in find_pointers(text.replace(p.raw_text, part, 1))
+                     if q.ref_type.value != "external" and q.raw_text == part]
+            # kept whole: the orchestrator follows it only inside the named document
+            pointers.extend(q.model_copy(update={"raw_text": f"{part} of {names[0]}"}) for q in inner[:1])
+        for name in names:
+            hints.extend(w for w in tokens(name) if w not in hints)
     pointers = [p for p in pointers if p.ref_type.value != "external"]
     return ParsedQuestion(
         text=text,

@@ -57,6 +57,24 @@ def test_one_matching_word_of_two_is_not_an_answer(nist_store):
     assert out["answer_completeness"] == "partial" and out["verdict"] == "give_up_partial"
 
 
+def test_part_of_a_named_corpus_document_is_followed_there(nist_store):
+    """'Appendix A of SP 800-63B': the corpus holds SP 800-63B, so its Appendix A is the target
+    (it used to be taken for an external reference and answered from an unrelated page)."""
+    out = ask(nist_store, "What does Appendix A of SP 800-63B discuss?")
+    rs = refs(out)
+    assert rs and {r["doc"] for r in rs} == {"NIST.SP.800-63b.pdf"}
+    assert rs[0]["page"] == 77 and rs[0]["reference_text"] == "Appendix A of SP 800-63B"
+    assert "Strength of Memorized Secrets" in out["answer"]
+
+
+def test_part_of_a_document_the_corpus_lacks_stays_external(nist_store):
+    """'Section 3 of SP 800-124': no such document here, so no Section 3 of another one."""
+    out = ask(nist_store, "What does Section 3 of SP 800-124 say about mobile devices?")
+    assert not refs(out)
+    named = [r for r in out["resolved_references"] if r["raw_text"] == "Section 3 of SP 800-124"]
+    assert named and named[0]["status"] == "external" and named[0]["target_page"] is None
+
+
 def test_max_loops_zero_names_the_pointer(nist_store):
     out = ask(nist_store, "How long should incident handling records be kept?", ask__max_loops=0)
     assert out["verdict"] == "give_up_partial" and out["answer_completeness"] == "references_unresolved"

@@ -99,13 +99,26 @@ _BULLET = re.compile(r"^\s*(?:[•●○◦▪■□\u2013\u2014\uf0b7\uf0a7*]|-
 _HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
 
 
+def _is_vertical(line: PassageLine) -> bool:
+    """Text set sideways (a margin note such as NIST's "This publication is available free of
+    charge from: ..."): a box much taller than wide."""
+    if None in (line.x0, line.y0, line.x1, line.y1):
+        return False
+    w, h = line.x1 - line.x0, line.y1 - line.y0
+    return h > 60 and h > 3 * w
+
+
 def _sentences(p: Passage) -> list[_Sentence]:
     text = ""
     spans: list[tuple[int, int]] = []
     heading_open = False
+    sideways = [ln for ln in p.lines if _is_vertical(ln)]
+    # on a page of mostly horizontal text a sideways line is a margin note, not part of the
+    # prose around it (on a landscape page stored unrotated every line is sideways: kept)
+    margin = {ln.line_num for ln in sideways} if len(sideways) * 2 < len(p.lines) else set()
     for line in p.lines:
         t = line.text.strip()
-        if not t or line.kind in ("table_row", "header"):
+        if not t or line.kind in ("table_row", "header") or line.line_num in margin:
             continue
         heading = _is_heading(t, text) or (heading_open and len(t.split()) <= 5 and not t.endswith("."))
         if heading or heading_open or _BULLET.match(t):  # a heading or a list item starts afresh

@@ -145,3 +145,31 @@ def test_read_only_store_is_searched_as_is(flat_store, tmp_path, monkeypatch):
     monkeypatch.setattr(index_module.sqlite3, "connect", read_only_connect)
     hits = search_pages(store, parse_question(Q_PE), store.doc_ids(), top_k=2)
     assert [h.page_num for h in hits] == [h.page_num for h in expected]
+
+
+def test_sideways_margin_note_is_not_glued_into_a_sentence():
+    """NIST pages carry a sideways margin line ("This publication is available free of charge
+    from: ...") between the running header and the body: it must not join the body's first
+    sentence, nor be quoted as an answer."""
+    from docintel.generation.extractive import ExtractiveGenerator
+    from docintel.schemas.answers import RetrievedVia
+    from docintel.schemas.generation import GenerationRequest, Passage, PassageLine
+
+    def line(n, text, box):
+        return PassageLine(line_num=n, text=text, kind="text", parsing_method="pymupdf",
+                           x0=box[0], y0=box[1], x1=box[2], y1=box[3])
+
+    lines = [
+        line(1, "NIST SP 800-63B", (72, 40, 160, 50)),
+        line(2, "This publication is available free of charge from: https://doi.org/10.6028/NIST.SP.800-63b",
+             (20, 228, 30, 586)),
+        line(3, "with a random value and hashed, preferably using a computationally expensive", (72, 80, 540, 92)),
+        line(4, "algorithm. Verifiers SHALL store memorized secrets in a salted and hashed form.", (72, 94, 540, 106)),
+    ]
+    p = Passage(passage_id="P1", doc_id="d", doc="x.pdf", page=3, page_label="3", line_start=1, line_end=4,
+                parsing_method="pymupdf", retrieved_via=RetrievedVia.primary, lines=lines)
+    for q, expected in [("How should verifiers store memorized secrets?", "Verifiers SHALL store memorized secrets"),
+                        ("Which algorithm is preferred for hashing with a random value?", '"with a random value and hashed')]:
+        out = ExtractiveGenerator().generate(GenerationRequest(question=q, parsed=parse_question(q), passages=[p]))
+        assert expected in out.answer
+        assert "available free of charge" not in out.answer

@@ -64,7 +64,7 @@ def test_part_of_a_named_corpus_document_is_followed_there(nist_store):
     rs = refs(out)
     assert rs and {r["doc"] for r in rs} == {"NIST.SP.800-63b.pdf"}
     assert rs[0]["page"] == 77 and rs[0]["reference_text"] == "Appendix A of SP 800-63B"
-    assert "Strength of Memorized Secrets" in out["answer"]
+    assert "memorized secrets" in out["answer"].lower()
 
 
 def test_part_of_a_document_the_corpus_lacks_stays_external(nist_store):

@@ -178,6 +178,7 @@ class Store:
         return pa.concat_tables(frames, promote_options="default").to_pandas()
 
     def require_documents(self) -> list[str]:
+        check_store_path(self.root)
         ids = self.doc_ids()
         if not ids:
             raise EmptyStoreError(

@@ -133,6 +133,17 @@ def test_unwritable_store_is_a_one_line_usage_error(tmp_path, monkeypatch):
             pass
 
 
+def test_store_that_is_a_file_says_so(tmp_path):
+    """$DOCINTEL_STORE pointing at a file (typer's --store check does not see it): every
+    reader says it is a file, not that the store is empty."""
+    from docintel.errors import UsageError
+
+    path = tmp_path / "notes.pdf"
+    path.write_bytes(b"%PDF-1.4")
+    with pytest.raises(UsageError, match="is a file, not a folder"):
+        Store(path).require_documents()
+
+
 def test_resolve_docs(tmp_path):
     store = Store(tmp_path)
     with pytest.raises(EmptyStoreError, match="docintel ingest"):

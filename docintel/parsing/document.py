@@ -168,6 +168,7 @@ def _parse(doc: Any, path: Path, doc_id: str, sha256: str, ocr_dpi: int, ocr_lan
     image_rows: list[dict[str, Any]] = []
     flagged: dict[str, int] = {}
     n_ocr = 0
+    previous_table = None  # (table id, header texts) of a table that may run on to the next page
     for i, p in enumerate(pages):
         row: dict[str, Any] = {
             "doc_id": doc_id,
@@ -181,7 +182,10 @@ def _parse(doc: Any, path: Path, doc_id: str, sha256: str, ocr_dpi: int, ocr_lan
             "error": p["error"],
         }
         if p["error"] is None:
-            sig = signals.evaluate(p.get("geo", p["lines"]), p["images"], p["n_columns"], norm, p["text_layer_chars"])
+            geo = p.get("geo", p["lines"])
+            sig = signals.evaluate(geo, p["images"], p["n_columns"], norm, p["text_layer_chars"], previous_table)
+            # a captioned table may run on to the next page; a continued one keeps its header
+            previous_table = (signals.table_header(geo) or previous_table) if sig["flat_table"] else None
             row.update(sig)
             row.update(width=p["width"], height=p["height"], rotation=p["rotation"], ocr_confidence=p["ocr_confidence"])
             for f in signals.FLAGS:
@@ -192,6 +196,8 @@ def _parse(doc: Any, path: Path, doc_id: str, sha256: str, ocr_dpi: int, ocr_lan
             n_ocr += p["method"] == ocr.METHOD
             line_rows.extend(p["lines"])
             image_rows.extend(p["images"])
+        else:
+            previous_table = None
         page_rows.append(row)
 
     line_table = pa.Table.from_pylist(line_rows, schema=T.LINE_DF)

@@ -218,3 +218,33 @@ def region_members(lines: Sequence[dict[str, Any]], regions: Sequence[dict[str, 
             if reg["y0"] - 1 <= cy <= reg["y1"] + 1 and r["x1"] >= reg["x0"] - 1 and r["x0"] <= reg["x1"] + 1:
                 out.add(k)
     return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def header_texts(lines: Sequence[dict[str, Any]], region: dict[str, Any]) -> frozenset[str]:
+    """The texts of a table region's header row(s): lines of the first bands (two or more lines
+    side by side) from the caption, when it is above, down into the grid."""
+    cap = lines[region["caption"]]
+    top = cap["y1"] if cap["y1"] <= region["y0"] + 1 else region["y0"]
+    bands = [
+        b for b in row_bands(lines)
+        if top - 1 <= min(lines[k]["y0"] for k in b) <= region["y1"]
+    ]
+    return frozenset(_norm(lines[k]["text"]) for b in bands[:3] if len(b) >= 2 for k in b)
+
+
+def repeats_header(lines: Sequence[dict[str, Any]], header: frozenset[str], top_share: float = 0.4) -> bool:
+    """True when a band in the top part of the page holds two or more of ``header``'s texts: a
+    table continued from the previous page, its header row repeated."""
+    if not lines or not header:
+        return False
+    ys = sorted(r["y0"] for r in lines)
+    cut = ys[0] + top_share * (ys[-1] - ys[0])
+    for band in row_bands(lines):
+        if len(band) >= 2 and min(lines[k]["y0"] for k in band) <= cut:
+            if sum(_norm(lines[k]["text"]) in header for k in band) >= 2:
+                return True
+    return False

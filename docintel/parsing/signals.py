@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-from docintel.parsing.grid import caption_lines, grid_blocks, table_regions  # noqa: F401 (re-exported)
+from docintel.parsing.grid import caption_lines, grid_blocks, header_texts, repeats_header, table_regions  # noqa: F401 (re-exported)
 
 FLAGS = ("flat_table", "opaque_figure", "col_anomaly", "scanned")
 
@@ -63,6 +63,22 @@ def flat_table(lines: Sequence[dict[str, Any]]) -> str | None:
         return None
     best = max(regions, key=lambda r: r["cells"])
     return f"flat_table: 'Table {best['table_id']}' caption + {best['cells']} short cells in {best['rows']} rows"
+
+
+def table_header(lines: Sequence[dict[str, Any]]) -> tuple[str, frozenset[str]] | None:
+    """(table id, header row texts) of the page's biggest captioned table, for the next page."""
+    regions = table_regions(lines)
+    if not regions:
+        return None
+    best = max(regions, key=lambda r: r["cells"])
+    return best["table_id"], header_texts(lines, best)
+
+
+def continued_table(lines: Sequence[dict[str, Any]], previous: tuple[str, frozenset[str]] | None) -> str | None:
+    """A table running on from the previous page: no caption here, its header row repeated."""
+    if previous is None or not repeats_header(lines, previous[1]):
+        return None
+    return f"flat_table: 'Table {previous[0]}' continued (its header row repeats on this page)"
 
 
 def opaque_figure(images: Sequence[dict[str, Any]]) -> str | None:
@@ -120,10 +136,12 @@ def evaluate(
     columns: int,
     norm: int,
     text_layer_chars: int | None = None,
+    previous_table: tuple[str, frozenset[str]] | None = None,
 ) -> dict[str, Any]:
     """All signals of one page: the page_df signal columns plus ``reasons`` and ``escalate``.
 
-    ``text_layer_chars`` is the PDF text layer's size when ``lines`` come from OCR.
+    ``text_layer_chars`` is the PDF text layer's size when ``lines`` come from OCR;
+    ``previous_table`` the previous page's :func:`table_header` (a table may run on here).
     """
     chars = char_count(lines)
     coverage = image_coverage(images)
@@ -133,6 +151,10 @@ def evaluate(
         "flat_table": flat_table(lines),
         "col_anomaly": col_anomaly(columns, norm),
     }
+    if fired["flat_table"] is None:
+        fired["flat_table"] = continued_table(lines, previous_table)
+        if fired["flat_table"] is not None:
+            fired["col_anomaly"] = None  # the "columns" are the table's cells, not text columns
     # on a scan the image is the page, not a figure
     fired["opaque_figure"] = None if fired["scanned"] else opaque_figure(images)
     reasons = [fired[f] for f in FLAGS if fired[f]]

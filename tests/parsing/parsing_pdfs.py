@@ -126,3 +126,28 @@ def make_landscape_table_page(doc) -> None:
             put(90 + c * 95, 126 + r * 14, f"{r * 7 + c}.{r}", 9)
     for k in range(12):
         put(72, 300 + k * 14, "Regional results were consistent with the earlier surveys of every office.", 10)
+
+
+def make_continued_table_pdf(path: Path) -> Path:
+    """A captioned table of paragraph cells that runs on to page 2, where its header row repeats
+    and no caption stands (NIST SP 800-63B Table 8-1, CSWP 29 Table 2), then a prose page."""
+    doc = pymupdf().open()
+    cell = "The organization reviews the risk decisions of each tier and records them. " * 3
+
+    def header_and_rows(page, y: float, rows: int) -> None:
+        for x, h in ((72, "Tier"), (150, "Cybersecurity Risk Governance"), (360, "Cybersecurity Risk Management")):
+            page.insert_text((x, y), h, fontsize=9, fontname="helv")
+        for r in range(rows):
+            top = y + 14 + r * 110
+            page.insert_text((72, top + 10), f"Tier {r + 1}", fontsize=9, fontname="helv")
+            _paragraph(page, (150, top, 340, top + 100), cell, fontsize=9)
+            _paragraph(page, (360, top, 540, top + 100), cell, fontsize=9)
+
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 70), "Table 2: Risk management tiers", fontsize=10, fontname="helv")
+    header_and_rows(page, 100, 3)
+    _paragraph(page, (72, 560, 540, 740), PROSE * 3)
+    header_and_rows(doc.new_page(width=612, height=792), 80, 6)
+    _paragraph(doc.new_page(width=612, height=792), (72, 72, 540, 740), PROSE * 9)
+    doc.save(path)
+    return path

@@ -8,7 +8,7 @@ from docintel.parsing import signals
 from docintel.parsing.columns import assign_columns, grid_lines
 from docintel.parsing.document import parse_document
 
-from parsing_pdfs import make_image_page, make_table_page, save
+from parsing_pdfs import make_continued_table_pdf, make_image_page, make_table_page, save
 
 
 def line(text, x0, y0, x1, y1=None, bold=False):
@@ -242,3 +242,25 @@ def test_image_rows_know_their_xref(image_pdf):
     parsed, _ = first_page(image_pdf)
     img = parsed.tables["image_df"].to_pylist()[0]
     assert img["xref"] and img["width_px"] == 200 and img["height_px"] == 150
+
+
+def test_continued_table_needs_its_header_row_repeated_near_the_top():
+    header = frozenset({"tier", "governance", "management"})
+    head = [line("Tier", 72, 80, 100), line("Governance", 150, 80, 220), line("Management", 360, 80, 430)]
+    assert signals.continued_table(head + prose(y0=100), ("2", header)) == (
+        "flat_table: 'Table 2' continued (its header row repeats on this page)")
+    assert signals.continued_table(prose(y0=100), ("2", header)) is None  # no header row
+    assert signals.continued_table(head + prose(y0=100), None) is None  # no table on the page before
+    assert signals.continued_table(prose(y0=100, n=30) + [dict(r, y0=r["y0"] + 400, y1=r["y1"] + 400) for r in head],
+                                   ("2", header)) is None  # the header words far down the page are something else
+
+
+def test_table_running_on_to_the_next_page_is_a_flat_table_not_columns(tmp_path):
+    """Page 2 holds the rest of Table 2 (header row repeated, no caption): its paragraph cells
+    look like two text columns, but the page is a table to recover, not prose to re-order."""
+    parsed = parse_document(make_continued_table_pdf(tmp_path / "t.pdf"), "t" * 16, "0" * 64)
+    pages = parsed.tables["page_df"].to_pylist()
+    assert pages[0]["flat_table"] and pages[0]["reasons"][0].startswith("flat_table: 'Table 2' caption")
+    assert pages[1]["flat_table"] and not pages[1]["col_anomaly"]
+    assert pages[1]["reasons"] == ["flat_table: 'Table 2' continued (its header row repeats on this page)"]
+    assert not pages[2]["escalate"]

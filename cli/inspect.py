@@ -54,6 +54,10 @@ def register(app: typer.Typer) -> None:
             data = api.toc(Settings.load(store=store), doc)
         if json_output:
             return print_json(data)
+        if not data["toc"]:
+            _console().print(f"{data['file_name']}: no table of contents found "
+                             "(no outline, no numbered headings, no contents page)", markup=False)
+            return
         for r in data["toc"]:
             r["title"] = "  " * max(0, (r.get("level") or 1) - 1) + str(r.get("title") or "")
         cols = [("id", "toc_id"), ("title", "title"), ("start", "page_start"), ("end", "page_end"), ("source", "source")]

@@ -83,6 +83,8 @@ def test_docs_pages_toc(tmp_path, good_pdfs):
     assert table.exit_code == 0 and "pymupdf" in table.stdout
     toc = runner.invoke(app, ["toc", "a.pdf", "--store", str(store), "--json"])
     assert toc.exit_code == 0 and json.loads(toc.stdout)["file_name"] == "a.pdf"
+    no_toc = runner.invoke(app, ["toc", "a.pdf", "--store", str(store)])
+    assert no_toc.exit_code == 0 and "a.pdf: no table of contents found" in no_toc.stdout  # not an empty table
     unknown = runner.invoke(app, ["pages", "nope.pdf", "--store", str(store)])
     assert unknown.exit_code == 2 and "unknown document" in unknown.stderr
     empty = runner.invoke(app, ["docs", "--store", str(tmp_path / "empty")])

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 DEFAULT_STORE = Path(".docintel")
 
@@ -92,7 +92,7 @@ class Settings(BaseModel):
         if env.get("DOCINTEL_STORE"):
             data["store"] = Path(env["DOCINTEL_STORE"])
         if env.get("DOCINTEL_WORKERS"):
-            data["ingest"]["workers"] = int(env["DOCINTEL_WORKERS"])
+            data["ingest"]["workers"] = env["DOCINTEL_WORKERS"]  # pydantic converts and checks
         if env.get("DOCINTEL_OCR_LANG"):
             data["ingest"]["ocr_lang"] = env["DOCINTEL_OCR_LANG"]
         if env.get("DOCINTEL_GENERATOR"):
@@ -106,7 +106,7 @@ class Settings(BaseModel):
         if env.get("DOCINTEL_MODEL"):
             data["llm"]["model"] = env["DOCINTEL_MODEL"]
         if env.get("DOCINTEL_LLM_TIMEOUT"):
-            data["llm"]["timeout_s"] = float(env["DOCINTEL_LLM_TIMEOUT"])
+            data["llm"]["timeout_s"] = env["DOCINTEL_LLM_TIMEOUT"]
         if env.get("DOCINTEL_LLM_CACHE") in ("0", "false", "no", "off"):
             data["llm"]["cache"] = False
         for key, value in overrides.items():
@@ -117,4 +117,18 @@ class Settings(BaseModel):
                 data.setdefault(section, {})[name] = value
             else:
                 data[section] = value
-        return cls.model_validate(data)
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            from docintel.errors import UsageError
+
+            err = e.errors()[0]
+            field = ".".join(str(part) for part in err["loc"])
+            where = _ENV_OF.get(field)
+            if where is None or not env.get(where) or overrides.get(field.replace(".", "__")) is not None:
+                where = field  # set by a flag or an argument, not the environment
+            raise UsageError(f"{where}={err.get('input')!r}: {err['msg'][:1].lower() + err['msg'][1:]}") from None
+
+
+_ENV_OF = {"ingest.workers": "DOCINTEL_WORKERS", "llm.timeout_s": "DOCINTEL_LLM_TIMEOUT"}
+"""Settings read from environment variables whose values need converting (named in errors)."""

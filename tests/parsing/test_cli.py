@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -45,6 +46,16 @@ def test_no_pdfs_exits_2(tmp_path):
 
 def test_bad_workers_flag_exits_2(tmp_path, good_pdfs):
     assert ingest(good_pdfs[0], "--store", tmp_path / "s", "--workers", "0").exit_code == 2
+
+
+@pytest.mark.parametrize("value, message", [("abc", "valid integer"), ("0", "greater than or equal to 1")])
+def test_bad_workers_environment_variable_exits_2_in_one_line(tmp_path, good_pdfs, value, message):
+    """A cron line with DOCINTEL_WORKERS=abc gets a message naming the variable, not a traceback."""
+    res = runner.invoke(app, ["ingest", str(good_pdfs[0]), "--store", str(tmp_path / "s")],
+                        env={"DOCINTEL_STORE": "", "DOCINTEL_WORKERS": value})
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert f"DOCINTEL_WORKERS='{value}'" in res.stderr and message in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
 
 
 def test_torture_files_one_line_each_exit_1_earlier_documents_intact(tmp_path, good_pdfs):

@@ -24,6 +24,7 @@ import pandas as pd
 from docintel.errors import UsageError
 from docintel.parsing import methods as registry
 from docintel.parsing.fitz import pymupdf
+from docintel.parsing.ingest import file_sha256
 from docintel.parsing.methods.base import PageInput
 from docintel.schemas.escalate import EscalateReport, ItemStatus, PlanItem
 from docintel.schemas.tables import LINE_DF, PAGE_DF, to_arrow
@@ -158,6 +159,9 @@ def _execute(
         try:
             if not path or not Path(path).exists():
                 raise FileNotFoundError(f"{path or doc_id} is gone; re-ingest it or pass its new path to `docintel ingest`")
+            sha = manifest.get(doc_id, {}).get("sha256")
+            if sha and file_sha256(Path(path)) != sha:  # its pages are another document's now
+                raise ValueError(f"{path} changed since it was ingested; run `docintel ingest {path}` first")
             pdf = m.open(path)
         except Exception as e:  # the whole document fails, the others go on
             for item in doc_items:

@@ -225,3 +225,22 @@ def test_a_moved_pdf_fails_its_pages_and_says_what_to_do(tmp_path, synth_dir):
     report = run_escalate(run, pages=[1])
     assert report.exit_code == 1 and report.failed == 1
     assert "re-ingest" in report.items[0].error
+
+
+def test_a_pdf_changed_in_place_is_not_escalated_into_the_old_version(tmp_path, synth_dir):
+    """Same path, new content, not re-ingested: the page numbers now belong to another
+    document, so its pages must not be parsed into the stored version's rows."""
+    import shutil
+
+    from docintel.store import Store
+
+    pdf = tmp_path / "doc.pdf"
+    shutil.copy(synth_dir / "ruled.pdf", pdf)
+    settings = ingest_into(tmp_path / "store", pdf)
+    before = Store(settings.store).read_table("line_df")
+    shutil.copy(synth_dir / "booktabs.pdf", pdf)
+    run = settings.model_copy(update={"escalate": settings.escalate.model_copy(update={"method": "pymupdf_tables"})})
+    report = run_escalate(run, pages=[1])
+    assert report.exit_code == 1 and report.failed == 1
+    assert "changed since it was ingested" in report.items[0].error and "docintel ingest" in report.items[0].error
+    assert len(Store(settings.store).read_table("line_df")) == len(before)

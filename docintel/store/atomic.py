@@ -13,9 +13,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 
-def write_bytes(path: Path, data: bytes) -> None:
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A temporary file next to ``path`` with the permissions a plain ``open()`` would give
+    (mkstemp makes it 0600: a store written by a cron user would be unreadable to others)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    mask = os.umask(0)
+    os.umask(mask)
+    os.fchmod(fd, 0o666 & ~mask)
+    return fd, tmp
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -32,8 +42,7 @@ def write_json(path: Path, data: Any) -> None:
 
 
 def write_parquet(path: Path, table: pa.Table) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _temp_beside(path)
     os.close(fd)
     try:
         pq.write_table(table, tmp, compression="zstd")

@@ -144,6 +144,21 @@ def test_store_that_is_a_file_says_so(tmp_path):
         Store(path).require_documents()
 
 
+def test_atomic_writes_are_readable_by_others_as_umask_allows(tmp_path):
+    """A store built by a cron user must be readable by the people who ask it: the manifest
+    and rewritten tables get the umask's permissions, not mkstemp's 0600."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        atomic.write_json(tmp_path / "manifest.json", {"documents": {}})
+        atomic.write_parquet(tmp_path / "t.parquet", TABLES["page_df"].empty_table())
+    finally:
+        os.umask(old)
+    for name in ("manifest.json", "t.parquet"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o644
+
+
 def test_resolve_docs(tmp_path):
     store = Store(tmp_path)
     with pytest.raises(EmptyStoreError, match="docintel ingest"):

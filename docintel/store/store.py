@@ -204,7 +204,8 @@ class Store:
                 base = Path(name).name
                 hits = [d for d in ids if docs[d].get("file_name") == base or docs[d].get("path") == name]
             if not hits:
-                known = ", ".join(sorted(docs[d].get("file_name", d) for d in ids)[:10])
+                names_held = sorted(docs[d].get("file_name", d) for d in ids)
+                known = ", ".join(names_held[:10]) + (f" and {len(names_held) - 10} more" if len(names_held) > 10 else "")
                 raise UnknownDocumentError(
                     f"unknown document {name!r}; the store holds: {known} "
                     "(use a file name or doc_id; `docintel docs` lists them)"

@@ -170,6 +170,12 @@ def test_resolve_docs(tmp_path):
     assert store.resolve_docs(["abcdef01"]) == ["abcdef0123456789"]
     with pytest.raises(UnknownDocumentError, match="fips.pdf"):
         store.resolve_docs(["nope.pdf"])
+    with store.lock("test"):
+        for k in range(11):
+            doc = f"{k:02d}" + "0" * 14
+            store.write_document(doc, _tables(doc), {"file_name": f"doc{k:02d}.pdf", "path": f"/c/doc{k:02d}.pdf"})
+    with pytest.raises(UnknownDocumentError, match=r"doc09\.pdf and 2 more \("):  # a long list says it is cut
+        store.resolve_docs(["nope.pdf"])
 
 
 def test_view_prefers_region_rows_inside_their_box_only():

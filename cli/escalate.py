@@ -78,7 +78,7 @@ def render(report, json_output: bool, quiet: bool = False) -> None:
     if json_output:
         print_json(report.model_dump(mode="json"))
     elif not quiet or report.dry_run:
-        title = "escalate plan (dry run)" if report.dry_run else f"escalate -> {report.store}"
+        title = "escalate plan (dry run)" if report.dry_run else f"escalate -> {escape(report.store)}"
         table = Table("doc", "page", "reasons", "method", "status", "est. s", "s", "lines", title=title, title_justify="left")
         for i in report.items:
             est = f"{i.est_seconds:.1f}" + (f" +{i.est_tokens} tok" if i.est_tokens else "")

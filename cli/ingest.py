@@ -51,10 +51,11 @@ def render(report, json_output: bool, quiet: bool) -> None:
 
 
 def summary_table(report):
+    from rich.markup import escape
     from rich.table import Table
 
     t = report.totals
-    table = Table(title=f"docintel ingest -> {report.store}", title_justify="left", show_header=False)
+    table = Table(title=f"docintel ingest -> {escape(report.store)}", title_justify="left", show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")
     table.add_row("documents ingested", str(t.ingested))

@@ -76,7 +76,7 @@ def _table(title: str, cols: list[tuple[str, str]], rows: list[dict]):
     from rich.markup import escape
     from rich.table import Table
 
-    t = Table(title=title, title_justify="left")
+    t = Table(title=escape(title), title_justify="left")
     for header, key in cols:
         t.add_column(header, overflow="fold", no_wrap=key in ("doc_id", "file_name", "page_label"))
     for r in rows:

@@ -100,3 +100,16 @@ def test_docs_pages_toc(tmp_path, good_pdfs):
     assert unknown.exit_code == 2 and "unknown document" in unknown.stderr
     empty = runner.invoke(app, ["docs", "--store", str(tmp_path / "empty")])
     assert empty.exit_code == 2 and "holds no documents" in empty.stderr
+
+
+def test_file_and_store_names_are_printed_verbatim_not_as_markup(tmp_path, good_pdfs):
+    """Brackets in a file name ("[draft] report.pdf") or store path are text, not rich markup."""
+    import shutil
+
+    pdf = shutil.copy(good_pdfs[0], tmp_path / "[bold]draft [v2].pdf")
+    store = tmp_path / "[red]store"
+    res = ingest(pdf, "--store", store)
+    assert res.exit_code == 0 and "[red]s" in res.stderr
+    for command in ("pages", "toc"):
+        out = runner.invoke(app, [command, "[bold]draft [v2].pdf", "--store", str(store)])
+        assert out.exit_code == 0 and "[bold]draft [v2].pdf" in out.stdout

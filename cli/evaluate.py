@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Iterator, List, Optional
 
 import typer
 from rich.console import Console
 
-from cli.common import JsonOpt, err_console, handle_errors, out_console, print_json, progress_enabled
+from cli.common import (
+    JsonOpt,
+    err_console,
+    handle_errors,
+    out_console,
+    print_json,
+    progress_bar,
+    progress_enabled,
+)
 from docintel.errors import ExitCode
 
 
@@ -23,15 +29,15 @@ class Mode(str, Enum):
 def register(app: typer.Typer) -> None:
     @app.command("eval")
     def eval_cmd(
-        golden: List[Path] = typer.Argument(..., help="Golden files (YAML), e.g. corpora/golden/*.yaml.", dir_okay=False),
-        store: Optional[Path] = typer.Option(
+        golden: list[Path] = typer.Argument(..., help="Golden files (YAML), e.g. corpora/golden/*.yaml.", dir_okay=False),
+        store: Path | None = typer.Option(
             None, "--store", file_okay=False,
             help="Use this store as is (nothing ingested). Default: eval's own store, <golden dir>/.docintel-eval.",
         ),
-        junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML here (one testcase per question).", dir_okay=False),
+        junit: Path | None = typer.Option(None, "--junit", help="Write JUnit XML here (one testcase per question).", dir_okay=False),
         json_output: bool = JsonOpt,
-        generator: Optional[str] = typer.Option(None, "--generator", help="extractive (default) or openai."),
-        model: Optional[str] = typer.Option(None, "--model", help="Model name for the openai generator."),
+        generator: str | None = typer.Option(None, "--generator", help="extractive (default) or openai."),
+        model: str | None = typer.Option(None, "--model", help="Model name for the openai generator."),
         mode: Mode = typer.Option(Mode.loop, "--mode", help="loop (default pipeline), naive (top-1, no loop) or topk (top-3, no loop)."),
         compare: bool = typer.Option(False, "--compare", help="Run loop, naive and topk; print one comparison table."),
         quiet: bool = typer.Option(False, "--quiet", help="No progress and no summary on stderr."),
@@ -47,7 +53,7 @@ def register(app: typer.Typer) -> None:
         with handle_errors():
             settings = Settings.load(store=store, json_output=json_output, quiet=quiet, ask__generator=generator,
                                      llm__model=model, eval__own_store=store is None)
-            with _progress(progress_enabled(quiet, json_output)) as progress:
+            with progress_bar("eval", progress_enabled(quiet, json_output)) as progress:
                 if compare:
                     reports = api.evaluate_compare(golden, settings, progress=progress).reports
                 else:
@@ -59,23 +65,6 @@ def register(app: typer.Typer) -> None:
         render(reports, compare, json_output, quiet)
         if not reports[0].ok:
             raise typer.Exit(int(ExitCode.PARTIAL))
-
-
-@contextmanager
-def _progress(enabled: bool) -> Iterator:
-    if not enabled:
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err_console,
-                  transient=True) as bar:
-        task = bar.add_task("eval", total=None)
-
-        def update(label: str, done: int, total: int) -> None:
-            bar.update(task, description=label[:60], completed=done, total=total or None)
-
-        yield update
 
 
 def render(reports, compare: bool, json_output: bool, quiet: bool) -> None:
@@ -121,7 +110,7 @@ def compare_table(reports):
     for r in reports:
         s = r.summary
         ptr = s.by_tag.get("pointer", {})
-        pct = lambda x: f"{100 * x:.0f}%"  # noqa: E731
+        pct = lambda x: f"{100 * x:.0f}%"
         t.add_row(
             {"loop": "loop (top-1 + references)", "naive": "naive (top-1)", "topk": "topk (top-3)"}[s.mode.value],
             str(s.questions), pct(s.pass_rate), pct(s.answer_pass_rate), pct(s.completeness_rate),

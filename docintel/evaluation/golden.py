@@ -7,8 +7,9 @@ error location is walked down that node tree to the offending key or value.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import yaml
 from pydantic import ValidationError

@@ -15,8 +15,8 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from docintel.errors import DocintelError, ExitCode, UsageError
 from docintel.evaluation.checks import ANSWER_CHECKS, check

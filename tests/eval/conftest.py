@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from evalfakes import GOLDEN, GOOD_ANSWER, make_result  # noqa: E402
+from evalfakes import GOLDEN, GOOD_ANSWER, make_result
 
 
 @pytest.fixture

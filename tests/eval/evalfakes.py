@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from docintel.schemas.answers import AskResult, Citation, Completeness, RetrievedVia, Verdict
+from docintel.schemas.answers import (
+    AskResult,
+    Citation,
+    Completeness,
+    RetrievedVia,
+    Verdict,
+)
 
 
 def make_result(

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from evalfakes import make_result
 from hypothesis import given
 from hypothesis import strategies as st
 
 from docintel.evaluation.checks import check, normalise_number, numbers_in
 from docintel.schemas.evaluation import Expect
-
-from evalfakes import make_result
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
 import typer
+from typer.testing import CliRunner
 
 from cli import evaluate
 from docintel import api
@@ -66,7 +65,7 @@ def test_own_store_is_built_beside_the_golden_file(write_golden, tmp_path, patch
     pdf = tmp_path / "docs" / "paper.pdf"
     pdf.parent.mkdir()
     pdf.write_bytes(b"%PDF-1.4\n")
-    g = write_golden(open(write_golden()).read().replace("documents: []", "documents: [docs/paper.pdf]"))
+    g = write_golden(write_golden().read_text().replace("documents: []", "documents: [docs/paper.pdf]"))
     report = run_eval([g], Settings.load(env={}), ask=patched)
     root = tmp_path / ".docintel-eval"
     assert patched.setup == [("ingest", root, [pdf.resolve()]), ("escalate", root, ["paper.pdf"])]

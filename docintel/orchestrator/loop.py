@@ -257,7 +257,8 @@ def _in_named_documents(store: Any, pointers: list[PendingReference], doc_ids: l
         if p.ref_type == RefType.external or part is None or not words:
             out.append(p)
             continue
-        rx = re.compile(r"(?<![a-z0-9])" + r"\W*".join(map(re.escape, words)) + r"(?![a-z0-9])")
+        # "SP 800-88" is NIST.SP.800-88r1.pdf (a revision), "SP 800-63" is not NIST.SP.800-63b.pdf
+        rx = re.compile(r"(?<![a-z0-9])" + r"\W*".join(map(re.escape, words)) + r"(?:(?![a-z0-9])|(?=r(?:ev)?\d))")
         hits = [d for d in doc_ids if rx.search(files.get(d, ""))]
         if hits:
             out.append(p.model_copy(update={"doc_id": hits[0]}))

@@ -173,3 +173,23 @@ def test_sideways_margin_note_is_not_glued_into_a_sentence():
         out = ExtractiveGenerator().generate(GenerationRequest(question=q, parsed=parse_question(q), passages=[p]))
         assert expected in out.answer
         assert "available free of charge" not in out.answer
+
+
+@pytest.mark.parametrize("raw, file_name, followed", [
+    ("Appendix C of SP 800-88", "NIST.SP.800-88r1.pdf", True),  # a revision of the named publication
+    ("Appendix A of SP 800-63B", "NIST.SP.800-63b.pdf", True),
+    ("Appendix A of SP 800-63", "NIST.SP.800-63b.pdf", False),  # SP 800-63 is another document
+    ("Table 1 of FIPS 199", "NIST.FIPS.199.pdf", True),
+    ("Section 3 of SP 800-124", "NIST.FIPS.199.pdf", False),
+])
+def test_part_of_a_named_document_is_scoped_to_it(raw, file_name, followed):
+    from docintel.orchestrator.loop import _in_named_documents
+    from docintel.schemas.answers import PendingReference, RefType
+
+    class FakeStore:
+        def manifest(self):
+            return {"documents": {"d1": {"file_name": file_name}}}
+
+    ref = PendingReference(raw_text=raw, ref_type=RefType.appendix, ref_target="A")
+    out = _in_named_documents(FakeStore(), [ref], ["d1"])[0]
+    assert (out.ref_type != RefType.external and out.doc_id == "d1") if followed else out.ref_type == RefType.external

@@ -80,6 +80,7 @@ def render(reports, compare: bool, json_output: bool, quiet: bool) -> None:
 
 
 def results_table(report):
+    from rich.markup import escape
     from rich.table import Table
 
     t = Table(title=f"docintel eval: {report.mode.value} mode, {report.generator} generator", title_justify="left")
@@ -89,10 +90,10 @@ def results_table(report):
         t.add_column(col, **kw)
     for r in report.results:
         if r.skipped:
-            t.add_row(r.id, "[yellow]skip[/]", r.skipped, "", "", "", "")
+            t.add_row(escape(r.id), "[yellow]skip[/]", escape(r.skipped), "", "", "", "")
             continue
         result = "[green]pass[/]" if r.passed else ("[red]error[/]" if r.error else "[red]FAIL[/]")
-        t.add_row(r.id, result, r.failure_message() if not r.passed else "", str(r.passes), str(r.pages_read),
+        t.add_row(escape(r.id), result, escape(r.failure_message()) if not r.passed else "", str(r.passes), str(r.pages_read),
                   str(r.tokens_read), f"{r.seconds:.2f}")
     return t
 

@@ -222,3 +222,10 @@ def test_usage_coded_generator_error_aborts_but_a_timeout_fails_one_question(wri
     res = runner.invoke(app, ["eval", str(write_golden()), "--store", str(tmp_path / "s"), "--json"])
     assert res.exit_code == 1
     assert [r["error"] for r in json.loads(res.stdout)["results"]] == ["GeneratorError: LLM request timed out after 60 s"] * 2
+
+
+def test_table_prints_brackets_in_ids_and_messages_verbatim(write_golden, golden_text, tmp_path, patched):
+    text = golden_text.replace("id: plain", 'id: "plain[bold]"').replace('["identical results"]', '["[red]x[/red]"]')
+    res = runner.invoke(app, ["eval", str(write_golden(text)), "--store", str(tmp_path / "s")])
+    assert res.exit_code == 1
+    assert "plain[bold]" in res.stdout and "[red]x[/red]" in res.stdout

@@ -213,3 +213,30 @@ def test_reading_order_reads_a_table_row_by_row(tmp_path):
     assert {"header": "Price", "value": "90"} in json.loads(rows[1]["cells"])
     assert result.structured is True
     assert not any(t in ("Free 1 0", "Free") for t in texts)
+
+
+@pytest.mark.parametrize("caption, key", [
+    ("Table 2-1 Normative and Informative Sections", "table:2-1"),  # bold, no punctuation (SP 800-63B)
+    ("Table 7-1 - AAL Reauthentication Requirements", "table:7-1"),  # spaced hyphen (SP 800-63B)
+])
+def test_table_rows_keep_the_captions_table_id(tmp_path, caption, key):
+    """Rows are keyed by the caption's table id, so 'Table 2-1' in a question reaches the
+    escalated rows (an unrecognised caption gave 'table:p13.1' and the flat baseline was used)."""
+    from docintel.parsing.fitz import pymupdf
+
+    doc = pymupdf().open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 90), caption, fontsize=11, fontname="hebo")
+    xs = [72, 272, 522]
+    rows = [["Section", "Status"], ["Purpose", "Informative"], ["Levels", "Normative"], ["References", "Informative"]]
+    for r, cells in enumerate(rows):
+        for c, text in enumerate(cells):
+            page.insert_text((xs[c] + 6, 125 + 22 * r), text, fontsize=10, fontname="hebo" if r == 0 else "helv")
+    for k in range(len(rows) + 1):
+        page.draw_line((xs[0], 110 + 22 * k), (xs[-1], 110 + 22 * k), width=0.6)
+    for x in xs:
+        page.draw_line((x, 110), (x, 110 + 22 * len(rows)), width=0.6)
+    page.insert_text((72, 240), "Table 3 shows something else in running prose.", fontsize=10, fontname="helv")
+    doc.save(tmp_path / "t.pdf")
+    result = methods.get("pymupdf_tables").run(page_input(tmp_path / "t.pdf"))
+    assert _rows(result) and {r["object_key"] for r in result.lines} == {key}

@@ -33,7 +33,10 @@ from docintel.settings import Settings
 
 METHOD = "pymupdf_tables"
 
-CAPTION_RE = re.compile(r"^\s*(?:Table|TABLE)\s+([A-Z]?\d+(?:[.\-]\d+)*[a-z]?|[A-Z](?:[.\-]\d+)*)(?=[\s.:—–])\s*[.:—–]")
+CAPTION_RE = re.compile(r"^\s*(?:Table|TABLE)\s+([A-Z]?\d+(?:[.\-]\d+)*[a-z]?|[A-Z](?:[.\-]\d+)*)(?=[\s.:—–])(?:\s*[.:—–]|\s+-\s)")
+_BARE_CAPTION_RE = re.compile(r"^\s*(?:Table|TABLE)\s+([A-Z]?\d+(?:[.\-]\d+)*[a-z]?|[A-Z](?:[.\-]\d+)*)\s+[A-Z(]")
+"""A caption without punctuation after its number ("Table 2-1 Normative and Informative
+Sections"): accepted when its "Table N" is bold, so prose ("Table 2 Shows ...") is not."""
 _LEADER_RE = re.compile(r"\s*(?:\.\s?){4,}\s*$")  # dot leaders: "AFM revisions ......"
 _NUMERIC_RE = re.compile(r"^[\s$€£(\[]*[-+−–±]?[\d.,]*\d[\d.,]*\s*(%|[KMBkmb]|x|×)?[\s)\]*]*$")
 
@@ -309,12 +312,14 @@ def _captions(page: Any, words: list[Word]) -> list[tuple[str, Line, str]]:
         natives.setdefault((w[5], w[6]), []).append(w)
     for ws in natives.values():
         text = " ".join(w[4] for w in ws)
-        found = CAPTION_RE.match(text)
+        found = CAPTION_RE.match(text) or _BARE_CAPTION_RE.match(text)
         if not found:
             continue
         x0, y0 = min(w[0] for w in ws), min(w[1] for w in ws)
         x1, y1 = max(w[2] for w in ws), max(w[3] for w in ws)
         mine = [w for w in words if x0 - 1 <= (w.x0 + w.x1) / 2 <= x1 + 1 and y0 - 1 <= w.cy <= y1 + 1]
+        if mine and not CAPTION_RE.match(text) and not all(w.bold for w in sorted(mine, key=lambda w: w.x0)[:2]):
+            continue
         if mine:
             out.append((found.group(1).rstrip(".:"), Line(sorted(mine, key=lambda w: w.x0)), text))
     return out

@@ -17,9 +17,25 @@ import re
 from dataclasses import dataclass
 
 from docintel.generation.base import PointerFinder
-from docintel.schemas.answers import Citation, Completeness, Origin, PendingReference, RefStatus, RefType, RetrievedVia
-from docintel.schemas.generation import GeneratedAnswer, GenerationRequest, Passage, PassageLine
+from docintel.schemas.answers import (
+    Citation,
+    Completeness,
+    Origin,
+    PendingReference,
+    RefStatus,
+    RefType,
+    RetrievedVia,
+)
+from docintel.schemas.generation import (
+    GeneratedAnswer,
+    GenerationRequest,
+    Passage,
+    PassageLine,
+)
 from docintel.schemas.questions import AnswerShape
+from docintel.text import split_sentences
+from docintel.text import stem as _stem
+from docintel.text import stems as _stems
 
 MIN_COVERAGE = 0.5
 """Share of the question's keyword weight the best sentence must hold to count as an answer
@@ -34,9 +50,6 @@ def min_coverage(n_keywords: int) -> float:
         return 0.4
     return 0.3
 
-_SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ness", "ments", "ment", "ies", "es", "s", "ed", "al", "ly")
 _INJECTION = re.compile(
     r"(?i)\b(ignore|disregard|forget)\b.{0,40}\b(instructions?|prompts?|rules|above|previous|prior)\b"
     r"|\b(system|developer)\s+prompt\b|\byou\s+are\s+(now\s+)?(an?\s+)?(ai|assistant|chatbot|language\s+model|llm)\b"
@@ -55,24 +68,6 @@ _NUM = re.compile(r"\d")
 _LOW_VALUE = frozenset({"use", "used", "using", "make", "made", "get", "value", "values", "result", "number"})
 
 
-def _stem(word: str) -> str:
-    w = word.lower().strip("'")
-    for suf in _SUFFIXES:
-        if w.endswith(suf) and len(w) - len(suf) >= 4:
-            return w[: -len(suf)]
-    return w
-
-
-def _stems(text: str) -> set[str]:
-    """Stems of the words of ``text``; a hyphenated word also gives its parts ("work-arounds")."""
-    out = set()
-    for w in _WORD.findall(text):
-        out.add(_stem(w))
-        if "-" in w:
-            out.update(_stem(part) for part in w.split("-") if part)
-    return out
-
-
 @dataclass
 class _Sentence:
     passage: Passage
@@ -85,20 +80,6 @@ class _Sentence:
     is_row: bool = False
 
 
-def _is_heading(t: str, prev_text: str) -> bool:
-    """A short line without end punctuation after a finished sentence ("5.3", "Optimizer")."""
-    words = t.split()
-    return (
-        len(words) <= 5
-        and not t.rstrip().endswith((".", ",", ";", ":", "-"))
-        and (not prev_text or prev_text.rstrip().endswith((".", "!", "?", ":", "\n")) or _HEADING_NUM.match(t) is not None)
-    )
-
-
-_BULLET = re.compile(r"^\s*(?:[•●○◦▪■□\u2013\u2014\uf0b7\uf0a7*]|-\s|\(?[a-z0-9]{1,2}\)\s)")
-_HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
-
-
 def _is_vertical(line: PassageLine) -> bool:
     """Text set sideways (a margin note such as NIST's "This publication is available free of
     charge from: ..."): a box much taller than wide."""
@@ -109,38 +90,12 @@ def _is_vertical(line: PassageLine) -> bool:
 
 
 def _sentences(p: Passage) -> list[_Sentence]:
-    text = ""
-    spans: list[tuple[int, int]] = []
-    heading_open = False
     sideways = [ln for ln in p.lines if _is_vertical(ln)]
     # on a page of mostly horizontal text a sideways line is a margin note, not part of the
     # prose around it (on a landscape page stored unrotated every line is sideways: kept)
     margin = {ln.line_num for ln in sideways} if len(sideways) * 2 < len(p.lines) else set()
-    for line in p.lines:
-        t = line.text.strip()
-        if not t or line.kind in ("table_row", "header") or line.line_num in margin:
-            continue
-        heading = _is_heading(t, text) or (heading_open and len(t.split()) <= 5 and not t.endswith("."))
-        if heading or heading_open or _BULLET.match(t):  # a heading or a list item starts afresh
-            text += "\n"
-        elif text.endswith("-") and t[:1].islower() and len(text) > 1 and text[-2].isalpha():
-            text = text[:-1]
-        elif text:
-            text += " "
-        heading_open = heading
-        spans.append((len(text), line.line_num))
-        text += t
-    out: list[_Sentence] = []
-    pos = 0
-    for piece in _SPLIT.split(text):
-        start = text.find(piece, pos)
-        end = start + len(piece)
-        pos = end
-        if not piece.strip():
-            continue
-        first = [n for off, n in spans if off <= start]
-        nums = sorted({n for off, n in spans if start <= off < end} | ({first[-1]} if first else set()))
-        out.append(_Sentence(p, piece.strip(), nums or [p.line_start], len(out)))
+    prose = [(ln.line_num, ln.text) for ln in p.lines if ln.kind not in ("table_row", "header") and ln.line_num not in margin]
+    out = [_Sentence(p, text, nums, k) for k, (text, nums) in enumerate(split_sentences(prose))]
     rows = [ln for ln in p.lines if ln.kind == "table_row"]
     if rows:  # each table row is a "sentence" of its own: its cells with their headers
         for ln in rows:
@@ -152,7 +107,6 @@ def _sentences(p: Passage) -> list[_Sentence]:
     return out
 
 
-_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])|\s*\n\s*")
 
 
 def _is_prose(text: str) -> bool:

@@ -3,4 +3,4 @@
 from docintel.references.detect import find_mentions, find_pointers
 from docintel.references.resolve import Resolution, Resolver
 
-__all__ = ["find_mentions", "find_pointers", "Resolution", "Resolver"]
+__all__ = ["Resolution", "Resolver", "find_mentions", "find_pointers"]

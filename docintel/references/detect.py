@@ -27,7 +27,7 @@ _TYPE_WORDS: list[tuple[RefType, str]] = [
     (RefType.equation, r"equations?|eqs?\.|eqn\.?"),
     (RefType.page, r"pages?|pp?\."),
 ]
-_TYPE_OF_WORD = [(t, re.compile(rf"^(?:{w})$", re.I)) for t, w in _TYPE_WORDS]
+_TYPE_OF_WORD = [(t, re.compile(rf"^(?:{w})$", re.IGNORECASE)) for t, w in _TYPE_WORDS]
 
 # an id: 3 | 3.2.2 | 7.2(b) | A | A.1 | A-1 | 2-1 | IV | D-3a
 _ID = r"(?:[A-Z]{1,2}[.\-]?\d+(?:[.\-]\d+)*[a-z]?|\d+(?:[.\-]\d+)*[a-z]?(?:\([a-z0-9]{1,3}\))?|[A-Z](?![A-Za-z])|[IVXL]{1,5}(?![A-Za-z])|[ivxl]{1,5}(?![A-Za-z]))"

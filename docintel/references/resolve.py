@@ -10,14 +10,22 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
-from docintel.schemas.answers import PendingReference, RefStatus, RefType, ResolvedReference
+from docintel.schemas.answers import (
+    PendingReference,
+    RefStatus,
+    RefType,
+    ResolvedReference,
+)
 from docintel.schemas.references import TargetRegion
 from docintel.store.store import Store
+from docintel.store.values import as_float as _num
+from docintel.store.values import as_int as _int
 
 LLMGuess = Callable[[str, list[str], str], "tuple[int | None, int, int, int]"]
 """(pointer text, candidate labels, context) -> (chosen index or None, llm_calls, prompt tokens,
@@ -196,7 +204,7 @@ class Resolver:
         hits = list(toc.index[ids == target])
         if not hits and ref.ref_type in (RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit):
             word = ref.ref_type.value
-            pat = re.compile(rf"^\s*{word}\s+{re.escape(str(ref.ref_target))}\b", re.I)
+            pat = re.compile(rf"^\s*{word}\s+{re.escape(str(ref.ref_target))}\b", re.IGNORECASE)
             hits = [i for i, t in zip(toc.index, toc["title"]) if isinstance(t, str) and pat.match(t)]
         if not hits:
             return None
@@ -350,19 +358,3 @@ class Resolver:
         return res
 
 
-def _int(v: Any) -> int | None:
-    try:
-        if v is None or v != v:
-            return None
-        return int(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def _num(v: Any) -> float | None:
-    try:
-        if v is None or v != v:
-            return None
-        return float(v)
-    except (TypeError, ValueError):
-        return None

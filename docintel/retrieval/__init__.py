@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -19,6 +18,8 @@ from docintel.schemas.generation import Passage, PassageLine
 from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
 from docintel.store.store import Store
+from docintel.store.values import as_float as _num
+from docintel.store.values import as_int as _int
 
 RERANK_POOL = 8
 """Candidate pages re-ranked by their best sentence window."""
@@ -47,7 +48,12 @@ def retrieve(
 ) -> tuple[list[Passage], list[Candidate], dict[str, float]]:
     """Top-k primary passages, the scored candidates, and the idf of each keyword among the
     pages of the best page's document (weights for choosing sentences)."""
-    from docintel.retrieval.region import answer_span, drop_margins, tabulate_runs, to_passage_lines
+    from docintel.retrieval.region import (
+        answer_span,
+        drop_margins,
+        tabulate_runs,
+        to_passage_lines,
+    )
     from docintel.retrieval.search import ensure_index, rank_pages
     from docintel.store.view import best_lines
 
@@ -154,28 +160,12 @@ def _section_of(toc, page_num: int, page, line_num: int | None) -> str | None:
 
 
 def _title_share(title: str, idf: dict[str, float]) -> float:
-    from docintel.retrieval.region import stem
+    from docintel.text import stem
 
     words = {stem(w) for w in re.findall(r"[A-Za-z0-9]+", title or "")}
     return sum(v for k, v in idf.items() if stem(k) in words)
 
 
-def _int(v: Any) -> int | None:
-    try:
-        if v is None or v != v:
-            return None
-        return int(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def _num(v: Any) -> float | None:
-    try:
-        if v is None or v != v:
-            return None
-        return float(v)
-    except (TypeError, ValueError):
-        return None
 
 
 # -- reference targets -------------------------------------------------------------------------
@@ -216,7 +206,17 @@ def _fetch(
     store: Store, region: TargetRegion, passage_id: str, next_section: tuple[int, float] | None = None
 ):
     """(first page's passage, the target's lines on later pages or None)."""
-    from docintel.retrieval.region import drop_margins, header_rows, rebuild_row, tabulate_runs, rebuild_table, section_lines, selected_rows, table_lines, to_passage_lines
+    from docintel.retrieval.region import (
+        drop_margins,
+        header_rows,
+        rebuild_row,
+        rebuild_table,
+        section_lines,
+        selected_rows,
+        table_lines,
+        tabulate_runs,
+        to_passage_lines,
+    )
     from docintel.store.view import best_lines
 
     pages = list(range(region.page_start, region.page_end + 1))
@@ -292,4 +292,4 @@ def _page_label(store: Store, doc_id: str, page_num: int) -> str:
     return str(page_num)
 
 
-__all__ = ["Candidate", "retrieve", "fetch_target"]
+__all__ = ["Candidate", "fetch_target", "retrieve"]

@@ -11,37 +11,17 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import pandas as pd
 
 from docintel.schemas.generation import Cell, PassageLine
 from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
+from docintel.store.values import as_float
+from docintel.text import split_sentences as _split_sentences
+from docintel.text import stem, stems
 
-_SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])")
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ness", "ments", "ment", "ies", "es", "s", "ed", "al", "ly")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    w = word.lower().strip("'")
-    for suf in _SUFFIXES:
-        if w.endswith(suf) and len(w) - len(suf) >= 4:
-            return w[: -len(suf)]
-    return w
-
-
-def stems(text: str) -> set[str]:
-    """Stems of the words of ``text``; a hyphenated word also gives its parts ("work-arounds")."""
-    out = set()
-    for w in _WORD.findall(text):
-        out.add(stem(w))
-        if "-" in w:
-            out.update(stem(part) for part in w.split("-") if part)
-    return out
 
 
 # -- sentences and answer windows -------------------------------------------------------------
@@ -53,57 +33,8 @@ class Sentence:
     line_nums: list[int] = field(default_factory=list)
 
 
-_BULLET = re.compile(r"^\s*(?:[•●○◦▪■□\u2013\u2014\uf0b7\uf0a7*]|-\s|\(?[a-z0-9]{1,2}\)\s)")
-_HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
-_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])|\s*\n\s*")
-
-
-def _is_heading(t: str, prev_text: str) -> bool:
-    """A short line without end punctuation after a finished sentence ("5.3", "Optimizer")."""
-    return (
-        len(t.split()) <= 5
-        and not t.rstrip().endswith((".", ",", ";", ":", "-"))
-        and (not prev_text or prev_text.rstrip().endswith((".", "!", "?", ":")) or _HEADING_NUM.match(t) is not None)
-    )
-
-
-def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]]:
-    """Join line texts into running text (de-hyphenating; headings on lines of their own),
-    with char offset -> line_num spans."""
-    text = ""
-    spans: list[tuple[int, int]] = []
-    heading_open = False
-    for num, t in lines:
-        t = t.strip()
-        if not t:
-            continue
-        heading = _is_heading(t, text) or (heading_open and len(t.split()) <= 5 and not t.endswith("."))
-        if heading or heading_open or _BULLET.match(t):  # a heading or a list item starts afresh
-            text += "\n"
-        elif text.endswith("-") and t[:1].islower() and len(text) > 1 and text[-2].isalpha():
-            text = text[:-1]
-        elif text:
-            text += " "
-        heading_open = heading
-        spans.append((len(text), num))
-        text += t
-    return text, spans
-
-
 def split_sentences(lines: list[tuple[int, str]]) -> list[Sentence]:
-    text, spans = join_lines(lines)
-    out: list[Sentence] = []
-    pos = 0
-    for piece in _SPLIT.split(text):
-        start = text.find(piece, pos)
-        end = start + len(piece)
-        pos = end
-        if not piece.strip():
-            continue
-        first = [n for off, n in spans if off <= start]
-        nums = sorted({n for off, n in spans if start <= off < end} | ({first[-1]} if first else set()))
-        out.append(Sentence(piece.strip(), nums or ([spans[0][1]] if spans else [0])))
-    return out
+    return [Sentence(text, nums) for text, nums in _split_sentences(lines)]
 
 
 def keyword_weights(parsed: ParsedQuestion, idf: dict[str, float] | None = None) -> dict[str, float]:
@@ -215,18 +146,10 @@ def to_passage_lines(lines: pd.DataFrame) -> list[PassageLine]:
                 parsing_method=str(r.get("parsing_method") or ""),
                 row_key=r.get("row_key") if isinstance(r.get("row_key"), str) else None,
                 cells=cells,
-                x0=_f(r.get("x0")), y0=_f(r.get("y0")), x1=_f(r.get("x1")), y1=_f(r.get("y1")),
+                x0=as_float(r.get("x0")), y0=as_float(r.get("y0")), x1=as_float(r.get("x1")), y1=as_float(r.get("y1")),
             )
         )
     return out
-
-
-def _f(v) -> float | None:
-    try:
-        v = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if v != v else v
 
 
 # -- target regions ----------------------------------------------------------------------------

@@ -8,9 +8,9 @@ import sqlite3
 
 from pydantic import BaseModel, Field
 
+from docintel.retrieval.index import connect, is_current, update_index
 from docintel.schemas.questions import ParsedQuestion
 from docintel.store.store import Store
-from docintel.retrieval.index import connect, is_current, update_index
 
 TOC_WEIGHT = 1.0
 """Weight of the TOC-title signal: the share of the question's idf mass a section title holds,

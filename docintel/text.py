@@ -1,0 +1,121 @@
+"""Word helpers shared by the bricks (questions, retrieval, generation): one stemmer, one word
+pattern, one sentence splitter, so a keyword matches the same way in every brick.
+
+Bricks do not import each other; they all import this module (it sits below them, with schemas).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+SUFFIXES = (
+    "ations",
+    "ation",
+    "ings",
+    "ing",
+    "ness",
+    "ments",
+    "ment",
+    "ies",
+    "es",
+    "s",
+    "ed",
+    "al",
+    "ly",
+)
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
+SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])")
+SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])|\s*\n\s*")
+"""Sentence boundaries, and a newline (a heading or list item starts afresh)."""
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A crude suffix stripper ("configurations" -> "configur"); keeps at least 4 letters."""
+    w = word.lower().strip("'")
+    for suf in SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 4:
+            return w[: -len(suf)]
+    return w
+
+
+def stems(text: str) -> set[str]:
+    """Stems of the words of ``text``; a hyphenated word also gives its parts ("work-arounds")."""
+    out = set()
+    for w in WORD.findall(text):
+        out.add(stem(w))
+        if "-" in w:
+            out.update(stem(part) for part in w.split("-") if part)
+    return out
+
+
+BULLET = re.compile(
+    r"^\s*(?:[•●○◦▪■□\u2013\u2014\uf0b7\uf0a7*]|-\s|\(?[a-z0-9]{1,2}\)\s)"
+)
+HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
+
+
+def is_heading(t: str, prev_text: str) -> bool:
+    """A short line without end punctuation after a finished sentence ("5.3", "Optimizer")."""
+    return (
+        len(t.split()) <= 5
+        and not t.rstrip().endswith((".", ",", ";", ":", "-"))
+        and (
+            not prev_text
+            or prev_text.rstrip().endswith((".", "!", "?", ":"))
+            or HEADING_NUM.match(t) is not None
+        )
+    )
+
+
+def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]]:
+    """Join ``(line_num, text)`` lines into running text (de-hyphenating; headings and list
+    items on lines of their own), with the char offset where each line starts."""
+    text = ""
+    spans: list[tuple[int, int]] = []
+    heading_open = False
+    for num, t in lines:
+        t = t.strip()
+        if not t:
+            continue
+        heading = is_heading(t, text) or (
+            heading_open and len(t.split()) <= 5 and not t.endswith(".")
+        )
+        if (
+            heading or heading_open or BULLET.match(t)
+        ):  # a heading or a list item starts afresh
+            text += "\n"
+        elif (
+            text.endswith("-")
+            and t[:1].islower()
+            and len(text) > 1
+            and text[-2].isalpha()
+        ):
+            text = text[:-1]
+        elif text:
+            text += " "
+        heading_open = heading
+        spans.append((len(text), num))
+        text += t
+    return text, spans
+
+
+def split_sentences(lines: list[tuple[int, str]]) -> list[tuple[str, list[int]]]:
+    """The sentences of the joined ``lines``, each with the line_nums it spans."""
+    text, spans = join_lines(lines)
+    out: list[tuple[str, list[int]]] = []
+    pos = 0
+    for piece in SPLIT.split(text):
+        start = text.find(piece, pos)
+        end = start + len(piece)
+        pos = end
+        if not piece.strip():
+            continue
+        first = [n for off, n in spans if off <= start]
+        nums = sorted(
+            {n for off, n in spans if start <= off < end}
+            | ({first[-1]} if first else set())
+        )
+        out.append((piece.strip(), nums or ([spans[0][1]] if spans else [0])))
+    return out

@@ -185,7 +185,7 @@ def _execute(
             try:
                 if item.page < 1 or item.page > pdf.page_count:
                     raise ValueError(f"page {item.page} is outside the document (1-{pdf.page_count})")
-                page_input = PageInput(doc_id, item.page, pdf[item.page - 1], settings, baseline, page_images)
+                page_input = PageInput(doc_id, item.page, pdf[item.page - 1], settings, baseline, page_images, tuple(item.reasons))
                 result = method.run(page_input)
                 rows = result.lines
                 to_arrow(rows, LINE_DF)  # validate before anything is written

@@ -43,6 +43,8 @@ MIN_ROWS = 3  # grid rows in a block for a table
 CAPTION_GAP = 120.0  # points between a caption and its grid (caption above or below)
 MAX_WRAP_ROWS = 10  # wrapped-text bands held between two grid rows of a paragraph-cell table
 MERGE_GAP = 160.0  # points between two grid blocks that share cell edges (one table, tall rows)
+MIN_LABEL_ROWS = 3  # label rows ("Clear:" | paragraph) in a block for a label table
+LABEL_GAP = 400.0  # points between two label rows of one table (their paragraph cells are tall)
 
 # "Table 3:", "TABLE 1:", "Table 2-1.", "Table A-1", "Table A4-12", "Table IV."
 _CAPTION = re.compile(
@@ -140,6 +142,64 @@ def grid_blocks(lines: Sequence[dict[str, Any]], captions: Sequence[int] = ()) -
     return blocks
 
 
+def _label_line(lines: Sequence[dict[str, Any]], k: int, width: float) -> bool:
+    r = lines[k]
+    text = r["text"].strip()
+    return r["x1"] - r["x0"] < CELL_WIDTH * width and bool(text) and (bool(r.get("bold")) or text.endswith(":"))
+
+
+def label_blocks(lines: Sequence[dict[str, Any]], captions: Sequence[int] = (), min_rows: int = MIN_LABEL_ROWS) -> list[dict[str, Any]]:
+    """Two-column tables of a short row label and a paragraph cell (SP 800-88's "Clear:" |
+    "Overwrite media ..."): runs of label rows, each a short bold or colon-ended line with a line
+    starting right of it in its band, the labels left-aligned, and nothing between two label
+    rows that starts in the label column (wrapped paragraph text stays in the value column).
+
+    Blocks have the :func:`grid_blocks` keys (two cells per row) plus "label_x".
+    """
+    left, right = text_extent(lines)
+    width = right - left
+    if width <= 0:
+        return []
+    rows: list[tuple[int, list[int]]] = []  # (label index, value indices in its band)
+    for band in row_bands(lines):
+        band = sorted(band, key=lambda k: lines[k]["x0"])
+        first = band[0]
+        if not _label_line(lines, first, width):
+            continue
+        values = [k for k in band[1:] if lines[k]["x0"] >= lines[first]["x1"] - 1]
+        if values:
+            rows.append((first, values))
+    cap_y = sorted((lines[k]["y0"] + lines[k]["y1"]) / 2 for k in captions)
+    blocks: list[dict[str, Any]] = []
+    prev: tuple[int, list[int]] | None = None
+    for label, values in rows:
+        lab = lines[label]
+        joined = False
+        if prev is not None and blocks:
+            plab = lines[prev[0]]
+            top, bottom = plab["y1"], lab["y0"]
+            between = [r for r in lines if top <= (r["y0"] + r["y1"]) / 2 <= bottom]
+            joined = (
+                abs(lab["x0"] - blocks[-1]["label_x"]) <= 3
+                and bottom - top <= LABEL_GAP
+                and not any(top <= y <= bottom for y in cap_y)
+                and all(r["x0"] >= min(plab["x1"], lab["x1"]) - 1 for r in between)
+            )
+        cells = [label, values[0]]
+        if not joined:
+            blocks.append({"cells": 0, "rows": 0, "y0": min(lines[k]["y0"] for k in cells), "y1": 0.0,
+                           "x0": lab["x0"], "x1": lab["x1"], "lines": [], "lefts": set(), "label_x": lab["x0"]})
+        b = blocks[-1]
+        b["cells"] += len(cells)
+        b["rows"] += 1
+        b["y1"] = max(b["y1"], max(lines[k]["y1"] for k in values + [label]))
+        b["x1"] = max(b["x1"], max(lines[k]["x1"] for k in values))
+        b["lines"].extend(cells)
+        b["lefts"] |= {round(lines[k]["x0"], 1) for k in cells}
+        prev = (label, values)
+    return [b for b in blocks if b["rows"] >= min_rows]
+
+
 def table_regions(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Grid blocks big enough for a table with a "Table N" caption within CAPTION_GAP points.
 
@@ -149,13 +209,18 @@ def table_regions(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     if not captions:
         return []
     out = []
-    for block in _merge_aligned(grid_blocks(lines, [k for k, _ in captions]), [lines[k] for k, _ in captions]):
-        if block["cells"] < MIN_CELLS or block["rows"] < MIN_ROWS:
+    cap_idx = [k for k, _ in captions]
+    blocks = _merge_aligned(grid_blocks(lines, cap_idx), [lines[k] for k in cap_idx]) + label_blocks(lines, cap_idx)
+    for block in blocks:
+        if "label_x" not in block and (block["cells"] < MIN_CELLS or block["rows"] < MIN_ROWS):
             continue
         best = None
         for k, table_id in captions:
             cap = lines[k]
-            gap = block["y0"] - cap["y1"] if cap["y1"] <= block["y0"] + 1 else cap["y0"] - block["y1"]
+            above = cap["y1"] <= block["y0"] + 1
+            if "label_x" in block and not above:
+                continue  # a label table reads downwards: its caption is above it
+            gap = block["y0"] - cap["y1"] if above else cap["y0"] - block["y1"]
             if -1 <= gap <= CAPTION_GAP and (best is None or gap < best[0]):
                 best = (gap, k, table_id)
         if best is not None:
@@ -234,6 +299,19 @@ def header_texts(lines: Sequence[dict[str, Any]], region: dict[str, Any]) -> fro
         if top - 1 <= min(lines[k]["y0"] for k in b) <= region["y1"]
     ]
     return frozenset(_norm(lines[k]["text"]) for b in bands[:3] if len(b) >= 2 for k in b)
+
+
+def continues_labels(lines: Sequence[dict[str, Any]], label_x: float, top_share: float = 0.4) -> bool:
+    """True when label rows aligned at ``label_x`` (a label table's row-label column on the
+    previous page) go on on this page: one in the top part of the page, or two and more anywhere (the
+    previous row's paragraph cell may fill the top of the page)."""
+    if not lines:
+        return False
+    ys = sorted(r["y0"] for r in lines)
+    cut = ys[0] + top_share * (ys[-1] - ys[0])
+    return any(
+        abs(b["label_x"] - label_x) <= 3 and (b["y0"] <= cut or b["rows"] >= 2) for b in label_blocks(lines, min_rows=1)
+    )
 
 
 def repeats_header(lines: Sequence[dict[str, Any]], header: frozenset[str], top_share: float = 0.4) -> bool:

@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-from docintel.parsing.grid import caption_lines, grid_blocks, header_texts, repeats_header, table_regions  # noqa: F401 (re-exported)
+from docintel.parsing.grid import (  # noqa: F401 (re-exported)
+    caption_lines,
+    continues_labels,
+    grid_blocks,
+    header_texts,
+    label_blocks,
+    repeats_header,
+    table_regions,
+)
 
 FLAGS = ("flat_table", "opaque_figure", "col_anomaly", "scanned")
 
@@ -65,20 +73,27 @@ def flat_table(lines: Sequence[dict[str, Any]]) -> str | None:
     return f"flat_table: 'Table {best['table_id']}' caption + {best['cells']} short cells in {best['rows']} rows"
 
 
-def table_header(lines: Sequence[dict[str, Any]]) -> tuple[str, frozenset[str]] | None:
-    """(table id, header row texts) of the page's biggest captioned table, for the next page."""
+def table_header(lines: Sequence[dict[str, Any]]) -> tuple[str, frozenset[str], float | None] | None:
+    """(table id, header row texts, row-label column x or None) of the page's last captioned
+    table (the one that may run on to the next page)."""
     regions = table_regions(lines)
     if not regions:
         return None
-    best = max(regions, key=lambda r: r["cells"])
-    return best["table_id"], header_texts(lines, best)
+    last = max(regions, key=lambda r: (r["y1"], r["cells"]))
+    return last["table_id"], header_texts(lines, last), last.get("label_x")
 
 
-def continued_table(lines: Sequence[dict[str, Any]], previous: tuple[str, frozenset[str]] | None) -> str | None:
-    """A table running on from the previous page: no caption here, its header row repeated."""
-    if previous is None or not repeats_header(lines, previous[1]):
+def continued_table(lines: Sequence[dict[str, Any]], previous: tuple | None) -> str | None:
+    """A table running on from the previous page: no caption here, its header row repeated, or
+    (a label table, ``previous[2]``) its row labels continuing at the top of the page."""
+    if previous is None:
         return None
-    return f"flat_table: 'Table {previous[0]}' continued (its header row repeats on this page)"
+    if repeats_header(lines, previous[1]):
+        return f"flat_table: 'Table {previous[0]}' continued (its header row repeats on this page)"
+    label_x = previous[2] if len(previous) > 2 else None
+    if label_x is not None and continues_labels(lines, label_x):
+        return f"flat_table: 'Table {previous[0]}' continued (its row labels go on on this page)"
+    return None
 
 
 def opaque_figure(images: Sequence[dict[str, Any]]) -> str | None:

@@ -240,3 +240,27 @@ def test_table_rows_keep_the_captions_table_id(tmp_path, caption, key):
     doc.save(tmp_path / "t.pdf")
     result = methods.get("pymupdf_tables").run(page_input(tmp_path / "t.pdf"))
     assert _rows(result) and {r["object_key"] for r in result.lines} == {key}
+
+
+def test_a_continued_table_keeps_the_id_of_the_table_it_continues(synth_dir, tmp_path):
+    """SP 800-63B p52 continues Table 8-1 from p51 without a caption: its rows are table:8-1's."""
+    from dataclasses import replace
+
+    from docintel.parsing.fitz import pymupdf
+
+    doc = pymupdf().open(synth_dir / "ruled.pdf")
+    page = doc[0]
+    for hit in page.search_for("Table 1: Resource limits per tier"):
+        page.add_redact_annot(hit)
+    page.apply_redactions()
+    doc.save(tmp_path / "continued.pdf")
+    table = methods.get("pymupdf_tables")
+    alone = page_input(tmp_path / "continued.pdf")
+    assert {r["object_key"] for r in table.run(alone).lines} == {"table:p1.1"}
+    continued = replace(alone, reasons=("flat_table: 'Table 8-1' continued (its header row repeats on this page)",))
+    rows = table.run(continued).lines
+    assert {r["object_key"] for r in rows} == {"table:8-1"}
+    assert [r["row_key"] for r in rows] == ["header", "Basic", "Standard", "Premium"]
+    # a page's own caption wins over the table continued from the page before
+    captioned = replace(page_input(synth_dir / "ruled.pdf"), reasons=continued.reasons)
+    assert {r["object_key"] for r in table.run(captioned).lines} == {"table:1"}

@@ -124,3 +124,14 @@ def test_scanned_pages_get_readable_tesseract_text(corpus_store, shared_corpora)
     for name in ("skew.pdf", "rotated_skew.pdf"):
         got = words_of(name)
         assert len(got & reference) / len(reference) > 0.6, name
+
+
+def test_sp800_88_label_tables_are_flagged_on_every_page(shared_corpora):
+    """Tables A-1..A-9 (pp35-48): a label column ("Clear:", "Purge:") beside paragraph cells,
+    running over several pages without captions or repeated headers."""
+    pages, _ = pages_of(shared_corpora / "crossref" / "NIST.SP.800-88r1.pdf")
+    for n in range(35, 49):
+        assert pages[n]["flat_table"], (n, pages[n]["reasons"])
+    assert "'Table A-8' caption" in pages[44]["reasons"][0]
+    assert "'Table A-8' continued" in pages[45]["reasons"][0]
+    assert not pages[34]["flat_table"] and not pages[49]["flat_table"]

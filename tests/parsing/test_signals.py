@@ -264,3 +264,38 @@ def test_table_running_on_to_the_next_page_is_a_flat_table_not_columns(tmp_path)
     assert pages[1]["flat_table"] and not pages[1]["col_anomaly"]
     assert pages[1]["reasons"] == ["flat_table: 'Table 2' continued (its header row repeats on this page)"]
     assert not pages[2]["escalate"]
+
+
+def label_table(y0=120, rows=("Clear:", "Purge:", "Destroy:", "Notes:"), wrap=3):
+    """A two-column label table: a bold "Clear:" label, a paragraph cell wrapping beside it."""
+    out, y = [], y0
+    for label in rows:
+        out.append(line(label, 90, y, 125, bold=True))
+        for k in range(wrap):
+            out.append(line("paragraph cell text that wraps over several lines " * 2, 159, y + 11 * k, 520))
+        y += 11 * wrap + 10
+    return out
+
+
+def test_label_table_with_a_caption_is_a_flat_table():
+    """SP 800-88 Tables A-1..A-9: short bold labels beside paragraph cells, no short cell grid."""
+    caption = [line("Table A-8: Flash Memory-Based Storage Device Sanitization", 177, 80, 437, bold=True)]
+    page = prose(y0=40, n=2) + caption + label_table(y0=110)
+    assert signals.flat_table(page) == "flat_table: 'Table A-8' caption + 8 short cells in 4 rows"
+    assert signals.flat_table(prose(y0=40, n=2) + label_table(y0=110)) is None  # no caption
+    # labels that are not aligned, or text in the label column between them, are not a table
+    assert signals.flat_table(caption + label_table(y0=110, rows=("Clear:",)) + label_table(y0=170, rows=("Purge:",))
+                              + [line("Ordinary prose at the left margin", 72, 215, 520)]
+                              + label_table(y0=230, rows=("Destroy:", "Notes:"))) is None
+    header = signals.table_header(caption + label_table(y0=110))
+    assert header[0] == "A-8" and header[2] == 90
+
+
+def test_label_table_continued_on_the_next_page_without_a_caption():
+    previous = ("A-8", frozenset(), 90)
+    top = [line("the previous row's paragraph cell goes on " * 2, 159, 60 + 11 * k, 520) for k in range(5)]
+    assert signals.continued_table(top + label_table(y0=130), previous) == (
+        "flat_table: 'Table A-8' continued (its row labels go on on this page)")
+    assert signals.continued_table(top + label_table(y0=130), ("A-8", frozenset(), 200)) is None  # other column
+    assert signals.continued_table(prose(y0=60, n=30), previous) is None
+    assert signals.continued_table(top + label_table(y0=130), ("A-8", frozenset())) is None  # a grid table before

@@ -24,6 +24,7 @@ class PageInput:
     settings: Settings
     baseline: pd.DataFrame | None = None  # this page's baseline line_df rows
     images: pd.DataFrame | None = None  # this page's image_df rows
+    reasons: tuple[str, ...] = ()  # the page's page_df reasons ("flat_table: 'Table 8-1' continued ...")
 
 
 @dataclass

@@ -825,8 +825,24 @@ def _first(cells: list[str]) -> str | None:
 # -- page -> tables -> line rows ---------------------------------------------------------------
 
 
-def extract_tables(page: Any) -> list[ExtractedTable]:
-    """Every table recovered on ``page``, top to bottom."""
+CONTINUED_RE = re.compile(r"^flat_table: 'Table ([^']+)' continued")
+
+
+def continued_id(reasons: Iterable[str]) -> str | None:
+    """The table id a page's flat_table reason says runs on to it ("'Table 8-1' continued")."""
+    for r in reasons:
+        m = CONTINUED_RE.match(str(r))
+        if m:
+            return m.group(1)
+    return None
+
+
+def extract_tables(page: Any, continued: str | None = None) -> list[ExtractedTable]:
+    """Every table recovered on ``page``, top to bottom.
+
+    ``continued``: the id of a table running on from the previous page; the first table above
+    any caption is keyed with it (``table:8-1``), so a row reference reaches every page.
+    """
     m = pymupdf()
     words = page_words(page)
     hrules, vrules, boxes = page_rules(page)
@@ -842,7 +858,12 @@ def extract_tables(page: Any) -> list[ExtractedTable]:
                 dist = min(abs(region.y0 - r.y1), abs(r.y0 - region.y1))
                 if best is None or dist < best:
                     best, cap = dist, (ident, line, text)
-        key = f"table:{cap[0]}" if cap else f"table:p{page.number + 1}.{i + 1}"
+        if cap:
+            key = f"table:{cap[0]}"
+        elif continued and not out and not used_keys:
+            key = f"table:{continued}"
+        else:
+            key = f"table:p{page.number + 1}.{i + 1}"
         if key in used_keys:
             key = f"{key}.{i + 1}"
         used_keys.add(key)
@@ -933,7 +954,7 @@ class TableMethod:
         return 0.4, 0
 
     def run(self, page: PageInput) -> MethodResult:
-        tables = extract_tables(page.page)
+        tables = extract_tables(page.page, continued_id(page.reasons))
         rows = number_lines(table_lines(tables), page.doc_id, page.page_num, self.name)
         notes = [f"{t.object_key}: {len(t.rows)} rows x {len(t.headers)} columns" for t in tables]
         return MethodResult(lines=rows, notes=notes or ["no table found"])

@@ -17,10 +17,15 @@ def register(app: typer.Typer) -> None:
         store: Optional[Path] = StoreOpt,
         workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parse N documents in parallel processes. Default: 1 ($DOCINTEL_WORKERS)."),
         force: bool = typer.Option(False, "--force", help="Re-parse files whose content is already stored."),
+        prune: bool = typer.Option(False, "--prune", help="After ingesting, remove stored documents whose file under the given PATHs no longer exists (documents elsewhere are kept)."),
         json_output: bool = JsonOpt,
         quiet: bool = typer.Option(False, "--quiet", help="No progress and no summary (failures still go to stderr)."),
     ) -> None:
         """Parse every page cheaply, flag the hard ones. Unchanged files are skipped.
+
+        With --prune, documents recorded under the given PATHs whose file was deleted are removed
+        from the store (and from the search index); a PATH that is gone or empty is then allowed
+        when the store holds documents under it.
 
         Exit 0 when every file was ingested (or unchanged); 1 when some failed (the rest is saved);
         2 when a path does not exist or holds no PDF.
@@ -29,7 +34,8 @@ def register(app: typer.Typer) -> None:
         from docintel.settings import Settings
 
         with handle_errors():
-            settings = Settings.load(store=store, json_output=json_output, quiet=quiet, ingest__workers=workers, ingest__force=force or None)
+            settings = Settings.load(store=store, json_output=json_output, quiet=quiet, ingest__workers=workers, ingest__force=force or None,
+                                     ingest__prune=prune or None)
             with progress_bar("ingest", progress_enabled(quiet, json_output)) as progress:
                 report = api.ingest(paths, settings, progress=progress)
         render(report, json_output, quiet)
@@ -44,6 +50,9 @@ def render(report, json_output: bool, quiet: bool) -> None:
         print_json(report.model_dump(mode="json"))
     if not quiet:
         err_console.print(summary_table(report))
+    if not quiet and not json_output:
+        for p in report.pruned:
+            err_console.print(f"pruned: {escape(p.path)} ({p.doc_id})", soft_wrap=True)
     for f in report.files:
         if f.status.value in ("failed", "partial"):
             word = "failed" if f.status.value == "failed" else "partly failed"
@@ -70,5 +79,7 @@ def summary_table(report):
         table.add_row(f"  {reason}", str(n))
     if t.removed_versions:
         table.add_row("old versions replaced", str(t.removed_versions))
+    if t.pruned:
+        table.add_row("pruned (file deleted)", str(t.pruned))
     table.add_row("seconds", f"{report.seconds:.1f} ({report.pages_per_second:.0f} pages/s)")
     return table

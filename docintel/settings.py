@@ -22,6 +22,7 @@ class IngestSettings(BaseModel):
     force: bool = Field(False, description="Re-parse documents whose hash is already stored.")
     ocr_lang: str = Field("eng", description="Tesseract language(s) for scanned pages.")
     ocr_dpi: int = Field(300, ge=72, description="Render resolution for the Tesseract baseline.")
+    prune: bool = Field(False, description="Remove stored documents whose file under the given paths is gone.")
 
 
 class EscalateSettings(BaseModel):

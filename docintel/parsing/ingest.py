@@ -16,20 +16,26 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from docintel.errors import DocumentError, UsageError
-from docintel.schemas.ingest import FileResult, FileStatus, IngestReport
+from docintel.schemas.ingest import FileResult, FileStatus, IngestReport, PrunedDocument
 from docintel.settings import Settings
 
 Progress = Callable[[str, int, int], None]
 
 
-def discover(paths: Sequence[Path | str]) -> list[Path]:
-    """PDF files under ``paths``: folders walked recursively (*.pdf, any case), files as given."""
+def discover(paths: Sequence[Path | str], known: Sequence[str] = ()) -> list[Path]:
+    """PDF files under ``paths``: folders walked recursively (*.pdf, any case), files as given.
+
+    ``known`` (paths recorded in the store, for ``--prune``): a missing PATH or one holding no
+    PDF is no error when stored documents lie under it (they are about to be pruned).
+    """
     if not paths:
         raise UsageError("no PATH given: pass PDF files or folders, e.g. `docintel ingest corpora/`")
     found: dict[Path, None] = {}
     for raw in paths:
         p = Path(raw).expanduser()
         if not p.exists():
+            if any(under(k, [p]) for k in known):
+                continue
             raise UsageError(f"{raw}: no such file or folder; check the path")
         if p.is_dir():
             for f in sorted(p.rglob("*")):
@@ -37,9 +43,34 @@ def discover(paths: Sequence[Path | str]) -> list[Path]:
                     found.setdefault(f.resolve(), None)
         else:
             found.setdefault(p.resolve(), None)
-    if not found:
+    if not found and not any(under(k, paths) for k in known):
         raise UsageError(f"no PDF files found under {', '.join(str(p) for p in paths)}; pass a folder holding *.pdf files")
     return list(found)
+
+
+def under(path: str | Path, roots: Sequence[Path | str]) -> bool:
+    """True when ``path`` is one of ``roots`` or lies inside one of them (both made absolute)."""
+    p = Path(os.path.abspath(Path(path).expanduser()))
+    for root in roots:
+        r = Path(os.path.abspath(Path(root).expanduser()))
+        if p == r or r in p.parents:
+            return True
+    return False
+
+
+def prune(store, roots: Sequence[Path | str]) -> list[PrunedDocument]:
+    """Remove stored documents whose recorded path lies under ``roots`` and no longer exists.
+
+    Documents recorded outside ``roots`` are never touched. Call under the store lock, after
+    the run's files were ingested (a moved file has been relocated by then).
+    """
+    gone = []
+    for doc_id, entry in sorted(store.manifest()["documents"].items()):
+        path = entry.get("path")
+        if path and under(path, roots) and not os.path.exists(path):
+            store.remove_document(doc_id)
+            gone.append(PrunedDocument(doc_id=doc_id, path=path))
+    return gone
 
 
 def file_sha256(path: Path) -> str:
@@ -63,10 +94,11 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
     from docintel.store.store import check_store_path
 
     start = time.perf_counter()
-    files = discover(paths)
+    cfg = settings.ingest
     check_store_path(Path(settings.store))
     store = Store(settings.store)
-    cfg = settings.ingest
+    recorded = [e.get("path") or "" for e in store.manifest()["documents"].values()] if cfg.prune else []
+    files = discover(paths, known=[p for p in recorded if p and not os.path.exists(p)])
     report = IngestReport(store=str(store.root), workers=cfg.workers, force=cfg.force)
     results: dict[Path, FileResult] = {}
     with store.lock("ingest"):
@@ -106,6 +138,8 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
             if progress:
                 progress(path.name, done, total)
         report.files = [results[p] for p in files if p in results]
+        if cfg.prune:
+            report.pruned = prune(store, paths)
         report.seconds = round(time.perf_counter() - start, 3)
         report.finish()
         report.run_report = str(store.write_run_report("ingest", report.model_dump(mode="json")))

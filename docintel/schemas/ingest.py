@@ -39,6 +39,13 @@ class FileResult(BaseModel):
         return self.status in (FileStatus.failed, FileStatus.partial)
 
 
+class PrunedDocument(BaseModel):
+    """A stored document removed by ``--prune``: its recorded file no longer exists."""
+
+    doc_id: str
+    path: str = Field(description="The path recorded at ingest (now missing).")
+
+
 class IngestTotals(BaseModel):
     files: int = Field(0, description="PDF files found under the given paths.")
     ingested: int = Field(0, description="Documents parsed and written (partial ones included).")
@@ -50,6 +57,7 @@ class IngestTotals(BaseModel):
     flagged_pages: int = Field(0, description="Pages with at least one flag (escalate = true).")
     flagged_by_reason: dict[str, int] = Field(default_factory=dict)
     removed_versions: int = Field(0, description="Older versions of changed files removed from the store.")
+    pruned: int = Field(0, description="Documents removed by --prune (their file is gone).")
 
 
 class IngestReport(BaseModel):
@@ -59,6 +67,7 @@ class IngestReport(BaseModel):
     workers: int = 1
     force: bool = False
     files: list[FileResult] = Field(default_factory=list)
+    pruned: list[PrunedDocument] = Field(default_factory=list, description="Documents removed by --prune.")
     totals: IngestTotals = Field(default_factory=IngestTotals)
     seconds: float = 0.0
     pages_per_second: float = 0.0
@@ -84,6 +93,7 @@ class IngestReport(BaseModel):
                 t.duplicate += 1
             if f.failed:
                 t.failed += 1
+        t.pruned = len(self.pruned)
         self.totals = t
         self.exit_code = 1 if t.failed else 0
         self.pages_per_second = round(t.pages / self.seconds, 1) if self.seconds > 0 else 0.0

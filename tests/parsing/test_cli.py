@@ -113,3 +113,28 @@ def test_file_and_store_names_are_printed_verbatim_not_as_markup(tmp_path, good_
     for command in ("pages", "toc"):
         out = runner.invoke(app, [command, "[bold]draft [v2].pdf", "--store", str(store)])
         assert out.exit_code == 0 and "[bold]draft [v2].pdf" in out.stdout
+
+
+def test_prune_flag_reports_pruned_documents_and_drops_them_from_the_index(tmp_path, good_pdfs):
+    import shutil
+
+    from docintel.retrieval.index import connect
+
+    folder = tmp_path / "pdfs"
+    shutil.copytree(good_pdfs[0].parent, folder)
+    store = tmp_path / "store"
+    assert ingest(folder, "--store", store, "--quiet").exit_code == 0
+    victim = sorted(folder.glob("*.pdf"))[0]
+    victim.unlink()
+    res = ingest(folder, "--store", store, "--prune", "--json", "--quiet")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert [p["path"] for p in data["pruned"]] == [str(victim.resolve())] and data["totals"]["pruned"] == 1
+    pruned_id = data["pruned"][0]["doc_id"]
+    assert pruned_id not in Store(store).doc_ids()
+    conn = connect(Store(store))
+    try:
+        assert pruned_id not in {d for (d,) in conn.execute("SELECT doc_id FROM docs")}
+    finally:
+        conn.close()
+    assert "--prune" in runner.invoke(app, ["ingest", "--help"]).stdout

@@ -181,3 +181,37 @@ def test_killed_run_keeps_whole_documents_and_the_rerun_finishes(tmp_path, good_
     rerun = run_ingest([good_pdfs[0].parent], settings(store))
     assert rerun.exit_code == 0 and rerun.totals.ingested == 3 and rerun.totals.unchanged == 1
     assert len(Store(store).doc_ids()) == 4
+
+
+def test_prune_removes_deleted_files_under_the_given_paths_only(tmp_path):
+    store = tmp_path / "store"
+    (tmp_path / "nightly" / "sub").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    keep = multi_page_pdf(tmp_path / "nightly" / "keep.pdf", 2)
+    gone = multi_page_pdf(tmp_path / "nightly" / "sub" / "gone.pdf", 3)
+    other = multi_page_pdf(tmp_path / "elsewhere" / "other.pdf", 4)
+    ids = {f.path.rsplit("/", 1)[-1]: f.doc_id for f in run_ingest([tmp_path / "nightly", other], settings(store)).files}
+    gone.unlink()
+    other.unlink()  # deleted too, but not under the PATH given below: kept
+    plain = run_ingest([tmp_path / "nightly"], settings(store))
+    assert plain.pruned == [] and set(Store(store).doc_ids()) == set(ids.values())  # no --prune: nothing removed
+    report = run_ingest([tmp_path / "nightly"], settings(store, ingest__prune=True))
+    assert [(p.doc_id, p.path) for p in report.pruned] == [(ids["gone.pdf"], str(gone.resolve()))]
+    assert report.totals.pruned == 1 and report.exit_code == 0
+    assert set(Store(store).doc_ids()) == {ids["keep.pdf"], ids["other.pdf"]}
+    assert ids["gone.pdf"] not in Store(store).manifest()["documents"]
+
+
+def test_prune_accepts_a_deleted_folder_that_held_stored_documents(tmp_path):
+    store = tmp_path / "store"
+    folder = tmp_path / "old"
+    folder.mkdir()
+    multi_page_pdf(folder / "a.pdf", 2)
+    run_ingest([folder], settings(store))
+    shutil.rmtree(folder)
+    with pytest.raises(UsageError):  # without --prune a missing path is still a usage error
+        run_ingest([folder], settings(store))
+    report = run_ingest([folder], settings(store, ingest__prune=True))
+    assert report.totals.pruned == 1 and report.files == [] and Store(store).doc_ids() == []
+    with pytest.raises(UsageError):  # nothing stored under it any more: a typo, say so
+        run_ingest([folder], settings(store, ingest__prune=True))

@@ -1,7 +1,8 @@
 """`ingest`: find PDFs, skip what the store already holds, parse the rest, write atomically.
 
 The parent process hashes files, holds the store lock and is the only writer; documents are
-parsed in this process (``workers == 1``) or in a spawn-safe process pool whose workers import
+parsed in this process (``workers == 1``) or in a process pool (forked on Linux when this
+process has no other thread, spawned otherwise; see :func:`start_method`) whose workers need
 only :mod:`docintel.parsing.document`. One bad file never stops the run: it is recorded with a
 one-line reason and the report's exit code becomes 1.
 """
@@ -172,7 +173,9 @@ def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, oc
     # from the back (a task the pool has not started yet can be cancelled and parsed here)
     order = sorted(todo, key=lambda t: t[0].stat().st_size, reverse=True)
     n_procs = min(workers - 1, len(todo) - 1)
-    ctx = multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context(start_method())
+    if ctx.get_start_method() == "fork":
+        preload()  # the children inherit these modules instead of importing them again
     pool = ProcessPoolExecutor(max_workers=n_procs, mp_context=ctx, initializer=worker_init)
     try:
         futures: dict[Future, tuple[Path, str, str]] = {
@@ -205,6 +208,47 @@ def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, oc
     finally:
         # interrupted (Ctrl-C, a failed write): drop the files not started, wait only for the running
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+START_METHOD: str | None = None
+"""Force a multiprocessing start method for the ingest pool (benchmarks compare them)."""
+
+
+def start_method() -> str:
+    """"fork" on Linux when this process runs no other thread, else "spawn".
+
+    A forked worker inherits the parsing modules this process has imported (a spawned one spends
+    ~0.9 s of CPU importing pymupdf, pyarrow and pandas before its first page). Forking is only
+    safe without other threads (a lock held by one would stay locked in the child), so a run
+    under a live progress bar, or on macOS / Windows, spawns.
+    """
+    import multiprocessing
+    import sys
+    import threading
+
+    if START_METHOD:
+        return START_METHOD
+    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
+def preload() -> None:
+    """Import what a worker's parse needs (PyMuPDF, pandas, the parsing and structure modules)."""
+    import importlib
+    import pkgutil
+
+    import pandas  # noqa: F401 (structure tables go through pandas)
+    import pyarrow.pandas_compat  # noqa: F401
+
+    import docintel.parsing.structure as structure
+    from docintel.parsing.fitz import pymupdf
+
+    pymupdf()
+    for mod in pkgutil.iter_modules(structure.__path__):
+        importlib.import_module(f"{structure.__name__}.{mod.name}")
+    for name in ("baseline", "columns", "grid", "signals", "images", "ocr", "page_labels", "overview"):
+        importlib.import_module(f"docintel.parsing.{name}")
 
 
 def _store_result(store, path: Path, doc_id: str, sha: str, outcome: object) -> FileResult:

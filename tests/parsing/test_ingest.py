@@ -147,7 +147,11 @@ def test_missing_path_and_no_pdfs_are_usage_errors(tmp_path):
         run_ingest([tmp_path / "empty"], settings(tmp_path / "store"))
 
 
-def test_two_workers_give_the_same_tables(tmp_path, good_pdfs):
+@pytest.mark.parametrize("method", [None, "spawn"])
+def test_two_workers_give_the_same_tables(tmp_path, good_pdfs, monkeypatch, method):
+    from docintel.parsing import ingest
+
+    monkeypatch.setattr(ingest, "START_METHOD", method)  # None: fork on Linux
     one = run_ingest([good_pdfs[0].parent], settings(tmp_path / "s1"))
     two = run_ingest([good_pdfs[0].parent], settings(tmp_path / "s2", ingest__workers=2))
     assert two.exit_code == 0 and two.totals.pages == one.totals.pages
@@ -215,3 +219,23 @@ def test_prune_accepts_a_deleted_folder_that_held_stored_documents(tmp_path):
     assert report.totals.pruned == 1 and report.files == [] and Store(store).doc_ids() == []
     with pytest.raises(UsageError):  # nothing stored under it any more: a typo, say so
         run_ingest([folder], settings(store, ingest__prune=True))
+
+
+def test_workers_fork_only_from_a_single_threaded_process():
+    """A forked child inherits the imports (no ~0.9 s start-up) but must not inherit a lock
+    another thread holds: with a live thread (the progress bar), workers are spawned."""
+    import sys
+    import threading
+
+    from docintel.parsing.ingest import start_method
+
+    if threading.active_count() == 1:
+        assert start_method() == ("fork" if sys.platform.startswith("linux") else "spawn")
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert start_method() == "spawn"
+    finally:
+        stop.set()
+        t.join()

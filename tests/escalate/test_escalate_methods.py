@@ -264,3 +264,20 @@ def test_a_continued_table_keeps_the_id_of_the_table_it_continues(synth_dir, tmp
     # a page's own caption wins over the table continued from the page before
     captioned = replace(page_input(synth_dir / "ruled.pdf"), reasons=continued.reasons)
     assert {r["object_key"] for r in table.run(captioned).lines} == {"table:1"}
+
+
+def test_find_tables_is_skipped_where_no_vertical_edge_can_close_a_cell(synth_dir, monkeypatch):
+    """PyMuPDF's find_tables extracts every character of the page before looking at rules: on a
+    page without vertical lines, rectangles or quads (booktabs, prose) it cannot find a table,
+    so it is not called; the caption path still recovers the booktabs table."""
+    from docintel.parsing.fitz import pymupdf
+
+    page_cls = pymupdf().Page
+    real = page_cls.find_tables
+    calls = []
+    monkeypatch.setattr(page_cls, "find_tables", lambda self, *a, **kw: calls.append(self.number) or real(self, *a, **kw))
+    table = methods.get("pymupdf_tables")
+    booktabs = _rows(table.run(page_input(synth_dir / "booktabs.pdf")))
+    assert booktabs and calls == []
+    ruled = _rows(table.run(page_input(synth_dir / "ruled.pdf")))
+    assert [r["row_key"] for r in ruled] == ["Basic", "Standard", "Premium"] and calls == [0]

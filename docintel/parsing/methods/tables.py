@@ -329,15 +329,33 @@ def _line_text(line: Line) -> str:
     return " ".join(w.text for w in line.words)
 
 
-def find_regions(page: Any, words: list[Word], hrules: list[Rule], vrules: list[Rule]) -> list[tuple[Any, str]]:
+def may_hold_ruled_table(page: Any, vrules: list[Rule], boxes: list) -> bool:
+    """False when the "lines" strategy cannot find a table: no vertical edge on the page (no
+    vertical line, no rectangle, no quad), so no cell can close. Spares ``find_tables``, whose
+    character extraction is most of this method's time on a booktabs or label-table page."""
+    if vrules or boxes:
+        return True
+    for d in page.get_drawings():
+        for item in d["items"]:
+            if item[0] == "l" and abs(item[1].y - item[2].y) >= 3 and abs(item[1].x - item[2].x) < 3:
+                return True
+            if item[0] in ("re", "qu") and (item[1] if item[0] == "re" else item[1].rect).height >= 3:
+                return True
+    return False
+
+
+def find_regions(page: Any, words: list[Word], hrules: list[Rule], vrules: list[Rule],
+                 boxes: list | None = None) -> list[tuple[Any, str]]:
     """(Rect, source) of every table on the page."""
     m = pymupdf()
     regions: list[tuple[Any, str]] = []
-    try:
-        found = page.find_tables(strategy="lines", use_layout=False)
-        tables = found.tables if found else []
-    except Exception:  # a malformed page: fall back to captions
-        tables = []
+    tables = []
+    if boxes is None or may_hold_ruled_table(page, vrules, boxes):
+        try:
+            found = page.find_tables(strategy="lines", use_layout=False)
+            tables = found.tables if found else []
+        except Exception:  # a malformed page: fall back to captions
+            tables = []
     for tab in tables:
         if tab.row_count < 2:
             continue
@@ -849,7 +867,7 @@ def extract_tables(page: Any, continued: str | None = None) -> list[ExtractedTab
     caps = _captions(page, words)
     out: list[ExtractedTable] = []
     used_keys: set[str] = set()
-    for i, (region, source) in enumerate(sorted(find_regions(page, words, hrules, vrules), key=lambda t: t[0].y0)):
+    for i, (region, source) in enumerate(sorted(find_regions(page, words, hrules, vrules, boxes), key=lambda t: t[0].y0)):
         cap = None
         best = None
         for ident, line, text in caps:

@@ -36,8 +36,10 @@ def stem(word: str) -> str:
     w = word.lower().strip("'")
     for suf in SUFFIXES:
         if w.endswith(suf) and len(w) - len(suf) >= 4:
-            return w[: -len(suf)]
-    return w
+            w = w[: -len(suf)]
+            break
+    # "objective" and "objectives" (-> "objectiv"), "phase" and "phases": one stem
+    return w[:-1] if w.endswith("e") and len(w) > 4 else w
 
 
 def stems(text: str) -> set[str]:

@@ -65,6 +65,69 @@ _CONDITION = re.compile(
 )
 _DEFINITION = re.compile(r"(?i)\b(means|is\s+defined\s+as|refers\s+to|is\s+a|are\s+the|denotes)\b|:\s")
 _NUM = re.compile(r"\d")
+_ASKED_KIND = [
+    (re.compile(r"\bhow\s+(often|frequently)\b|\bat\s+what\s+(interval|frequency)\b"),
+     re.compile(r"(?i)\b(daily|weekly|monthly|quarterly|annual(ly)?|yearly|hourly|every|each\s+(day|week|month|year)"
+                r"|per\s+(day|week|month|year)|once|twice|times|frequen\w*|regular(ly)?|periodic(ally)?|continuous(ly)?"
+                r"|interval\w*|as\s+soon\s+as|immediately|promptly)\b"),
+     "frequency"),
+    (re.compile(r"\bhow\s+(many|much)\b"),
+     re.compile(r"(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|hundred|thousand|single|none|no)\b"),
+     "number"),
+    (re.compile(r"\bhow\s+long\b"),
+     re.compile(r"(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b.{0,20}\b(second|minute|hour|day|week|month|year|character|bit|byte)s?\b"
+                r"|\b(until|indefinite(ly)?|permanent(ly)?)\b"),
+     "length or duration"),
+    (re.compile(r"\b(minimum|maximum|at\s+least|at\s+most|upper\s+limit|lower\s+limit)\b"),
+     re.compile(r"(?i)\b(minimum|maximum|at\s+(least|most)|no\s+(more|less|fewer)\s+than|or\s+(more|less|fewer|greater)"
+                r"|up\s+to|not\s+(to\s+)?exceed\w*|limit\w*|min|max)\b|[≤≥<>]"),
+     "bound"),
+]
+"""Questions asking for a kind of value, and what evidence must hold to give one."""
+_PROVENANCE = re.compile(r"\((?:page|pages)\s[^)]*\)")
+_POINTER_ID = re.compile(
+    r"(?i)\b(?:fig(?:ure)?|table|section|sec|appendix|annex|clause|page|p|sp|fips|nist)\.?\s*[A-Z]?\d[\w.\-]*"
+)
+_NOT_TOPIC = frozenset(
+    "minimum maximum least most average typical total amount number value range like unlike kind type".split()
+)
+"""Words naming the kind of value asked for, not its topic (the bound itself is checked instead)."""
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve first second third".split())
+_AUX = frozenset(
+    "do does did can could should must may might will would shall has have had is are was were be been to".split()
+)
+_AUX_V = _AUX - {"to", "is", "are", "was", "were", "be", "been"}
+_PRONOUNS = frozenset("it they he she we you i one".split())
+_DETERMINERS = frozenset("the a an its their this that these those his her our your".split())
+
+
+def tokens_of(question: str) -> list[str]:
+    return re.findall(r"[a-z][a-z\-']*", question.lower())
+
+
+def _verb_like(question: str) -> set[str]:
+    """Words of ``question`` that read as verbs or adverbs by position and form: the last word
+    of a "how/when/where/why + auxiliary" question, -ed/-ing forms,
+    -ly/-wards adverbs, a word right after "to" or a pronoun, and the word two after an
+    auxiliary ("does SCAP play", "does a party need")."""
+    toks = tokens_of(question)
+    out = set()
+    if len(toks) >= 4 and toks[0] in ("how", "when", "where", "why") and toks[1] in _AUX:
+        out.add(toks[-1])  # "How is the annual premium paid?", "How does X work?": the main verb
+    for i, t in enumerate(toks):
+        if t.endswith(("ed", "ing", "ly", "wards")) and len(t) > 4:
+            out.add(t)
+        elif i >= 1 and (toks[i - 1] in _PRONOUNS or toks[i - 1] == "to"):
+            out.add(t)
+        elif i + 1 < len(toks) and toks[i + 1] in _DETERMINERS and i >= 1 and toks[i - 1] not in _DETERMINERS | _AUX:
+            out.add(t)  # "the team compares the ...": a noun is seldom followed by "the"
+        elif i >= 2 and toks[i - 2] in _AUX_V and toks[i - 1] not in ("the", "a", "an"):
+            out.add(t)
+        elif i >= 3 and toks[i - 3] in _AUX_V and toks[i - 2] in _DETERMINERS:  # "does that assessment cover"
+            out.add(t)
+    return out
+
+
 _LOW_VALUE = frozenset({"use", "used", "using", "make", "made", "get", "value", "values", "result", "number"})
 
 
@@ -138,6 +201,28 @@ def _origin_line(p: Passage, sent: _Sentence, raw: str) -> int:
     return sent.line_nums[0]
 
 
+def _cells_text(r: PassageLine) -> str:
+    return " ".join(f"{c.header} {c.value}" for c in r.cells) or r.text
+
+
+def _matching_rows(rows: list[PassageLine], weights: dict[str, float]) -> list[PassageLine]:
+    """The rows of a table a question asks about: those whose row key or cells hold the most
+    weight of the question's discriminating terms. A term found in every row (a column header
+    such as "potential impact") selects nothing and is ignored; a match on the row key counts
+    double. Empty when no row matches (the caller then shows the whole table)."""
+    if not rows:
+        return []
+    row_stems = [_stems(" ".join(c.value for c in r.cells) if r.cells else r.text) for r in rows]
+    key_stems = [_stems(r.row_key or "") for r in rows]
+    disc = {k: w for k, w in weights.items() if sum(k in st for st in row_stems) < len(rows) or len(rows) == 1}
+    scores = [sum(w * (2 if k in ks else 1) for k, w in disc.items() if k in st or k in ks)
+              for st, ks in zip(row_stems, key_stems)]
+    top = max(scores)
+    if top <= 0:
+        return []
+    return [r for r, sc in zip(rows, scores) if sc >= 0.999 * top]
+
+
 class ExtractiveGenerator:
     """Deterministic answers from retrieved lines; see the module docstring."""
 
@@ -155,7 +240,11 @@ class ExtractiveGenerator:
         known = [idf[k] for k in request.parsed.keywords if k in idf]
         mean = (sum(known) / len(known)) if known else 0.0
         w: dict[str, float] = {}
-        for k in request.parsed.keywords:
+        # "according to SP 800-40": the words naming a document are its scope, not the topic
+        # and the words of a pointer named in the question ("Appendix A") lead to the target but
+        # say nothing about which of its sentences answers ("this appendix is informative")
+        hints = set(request.parsed.doc_hints) | {w.lower() for p in request.parsed.pointers for w in p.raw_text.split()}
+        for k in [k for k in request.parsed.keywords if k not in hints] or request.parsed.keywords:
             base = min(3.0, max(0.3, idf[k] / mean)) if mean > 0 and k in idf else 1.0
             w[_stem(k)] = max(w.get(_stem(k), 0.0), base * (0.5 if k in _LOW_VALUE else 1.0))
         return w
@@ -284,6 +373,7 @@ class ExtractiveGenerator:
             if text:
                 parts.append(text)
                 citations.extend(cites)
+        evidence = "\n".join(parts)
         # pointers that could not be followed, and external ones
         internal_open = [r for r in pending if r.ref_type != RefType.external]
         blocked = [r for r in internal_open if (r.raw_text, r.origin.page if r.origin else None,
@@ -306,10 +396,65 @@ class ExtractiveGenerator:
             completeness = Completeness.references_unresolved
         else:
             completeness = Completeness.complete
+        if completeness == Completeness.complete:
+            gaps = self._gaps(evidence, weights, request)
+            if gaps:  # the quoted text is about the topic but does not answer all of it
+                completeness = Completeness.partial
+                parts.append("Partial answer: the cited text " + "; ".join(gaps) + ".")
         return GeneratedAnswer(
             answer="\n".join(parts), citations=citations, pending_references=pending,
             answer_completeness=completeness,
         )
+
+    @staticmethod
+    def _focus_terms(weights: dict[str, float], request: GenerationRequest, have: set[str]) -> dict[str, str]:
+        """stem -> keyword of the topic terms an answer must mention: the question's most
+        specific keyword(s) (the highest corpus weight, ties kept) among its topic words. Not
+        topic words: words of a pointer or a document name ("Table 1", "FIPS 199"), numbers, the
+        asked-for noun ("Which standards ..." is answered by naming them, not by the word
+        "standards"), words naming the kind of value ("minimum"; see ``_ASKED_KIND``), the
+        question's verbs and adverbs, which answers paraphrase ("raising", "to notify", "does
+        SCAP play", "afterwards"), and a qualifier of a keyword the evidence holds ("extra
+        requirements" answered by "additional requirements")."""
+        parsed = request.parsed
+        named = {w for p in parsed.pointers for w in _stems(p.raw_text)} | {_stem(h) for h in parsed.doc_hints}
+        verbs = _verb_like(request.question)
+        cands: dict[str, str] = {}
+        for k in parsed.keywords:
+            st = _stem(k)
+            if st in named or k == parsed.focus or k in _LOW_VALUE or k in _NOT_TOPIC or k in verbs or _NUM.search(k) or k in _NUMBER_WORDS:
+                continue
+            cands.setdefault(st, k)
+        # a qualifier of a keyword the evidence does hold ("extra requirements" when it says
+        # "additional requirements") is not required word for word
+        toks = tokens_of(request.question)
+        for i, t in enumerate(toks[:-1]):
+            if _stem(t) in cands and _stem(toks[i + 1]) in have and _stem(toks[i + 1]) in weights:
+                cands.pop(_stem(t), None)
+        if not cands:
+            return {}
+        top = max(weights.get(st, 0.0) for st in cands)
+        out = {st: k for st, k in cands.items() if weights.get(st, 0.0) >= 0.999 * top}
+        return out
+
+    def _gaps(self, evidence: str, weights: dict[str, float], request: GenerationRequest) -> list[str]:
+        """What the evidence leaves unanswered: focus terms it never mentions, and the kind of
+        value a "how often / how many / how long" question asks for when no such value is there.
+        Deterministic and question-independent: the same rule for every question."""
+        # the answer's own provenance ("(page 3, lines 5-7)") and pointers ("Fig. 1") are not values
+        evidence = _PROVENANCE.sub(" ", evidence)
+        have = _stems(evidence)
+        low = evidence.lower()
+        gaps = []
+        missing = [k for st, k in self._focus_terms(weights, request, have).items() if st not in have and k.lower() not in low]
+        if missing:
+            gaps.append("does not mention " + ", ".join(repr(k) for k in missing))
+        q = request.question.lower()
+        bare = _POINTER_ID.sub(" ", evidence)
+        for rx, want, what in _ASKED_KIND:
+            if rx.search(q) and not want.search(bare):
+                gaps.append(f"states no {what}")
+        return gaps
 
     def _continuations(
         self, chosen: list[_Sentence], sents: list[_Sentence], weights: dict[str, float], focus: str | None = None
@@ -377,14 +522,16 @@ class ExtractiveGenerator:
                 text += f"; for comparison, {self._row_text(firsts[0])}"
             return text + caveat + ".", sorted(r.line_num for r in hits[:8])
         if rows:
-            def overlap(r: PassageLine) -> int:
-                cell_text = " ".join(f"{c.header} {c.value}" for c in r.cells) or r.text
-                return len(_stems(cell_text) & set(weights))
-
-            if request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order
-                best = [r for r in rows if r.row_key != "header"][:25]
-            else:
-                best = sorted([r for r in rows if r.row_key != "header"], key=lambda r: (-overlap(r), r.line_num))[:3]
+            body = [r for r in rows if r.row_key != "header"]
+            if p.referenced_from is None and request.parsed.shape != AnswerShape.list:
+                best = _matching_rows(body, weights)  # the question named the table: the rows it asks about
+            elif request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order
+                best = body[:25]
+            else:  # a table a passage pointed at: the rows closest to the question
+                best = sorted(body, key=lambda r: (-len(_stems(_cells_text(r)) & set(weights)), r.line_num))[:3]
+            # no row names what the question asks about (or "What are the six Functions?"):
+            # the whole table, in order
+            best = best or body[:25]
             return f"{head}: " + "; ".join(self._row_text(r) for r in best) + caveat + ".", sorted(r.line_num for r in best)
         sents = _sentences(p)
         if not sents:
@@ -407,9 +554,17 @@ class ExtractiveGenerator:
         usable = [s for s in sents if not s.injected and _is_prose(s.text)] or [s for s in sents if not s.injected]
         order = {id(s): k for k, s in enumerate(sents)}
         top = sorted(usable, key=lambda s: (-s.score, order[id(s)]))[:2]
-        if not top or top[0].score <= 0:
+        title = None
+        if not top or top[0].score <= 0 or top[0].coverage <= 0:
+            # nothing in the section matches ("What does Appendix A discuss?"): its heading and
+            # opening sentences say what it is about
+            title = next((s for s in sents[:4] if not s.injected and not _is_prose(s.text)
+                          and any(w in s.text.lower() for w in (request.parsed.pointers[0].raw_text.lower().split()[:1]
+                                                                 if request.parsed.pointers else []))), None)
             top = [s for s in usable if len(s.text.split()) > 5][:2] or usable[:2]
-        top = self._continuations(top, sents, weights, request.parsed.focus) if top and top[0].score > 0 else top
+            if title is not None and title not in top:
+                top = [title, *top]
+        top = self._continuations(top, sents, weights, request.parsed.focus) if top and title is None and top[0].score > 0 else top
         top.sort(key=lambda s: order[id(s)])
         p0 = group[0]
         pages = sorted({s.passage.page_label for s in top}, key=lambda x: [s.passage.page for s in top if s.passage.page_label == x][0])

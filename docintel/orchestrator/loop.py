@@ -32,6 +32,7 @@ from docintel.schemas.answers import (
     RefStatus,
     RefType,
     ResolvedReference,
+    RetrievedVia,
     Tokens,
     Verdict,
 )
@@ -268,8 +269,13 @@ def _in_named_documents(store: Any, pointers: list[PendingReference], doc_ids: l
 
 
 def _dedupe(citations: list[Citation]) -> list[Citation]:
+    """Drop repeated citations. A target the question itself named ("What does Table 1 say?") was
+    reached without a pointer in any passage: it is the primary retrieval, cited as ``primary``
+    (DESIGN.md: a ``reference`` citation always carries the ``referenced_from`` it was read at)."""
     seen, out = set(), []
     for c in citations:
+        if c.retrieved_via == RetrievedVia.reference and c.referenced_from is None:
+            c = c.model_copy(update={"retrieved_via": RetrievedVia.primary, "reference_text": None})
         k = (c.doc_id, c.page, c.line_start, c.line_end, c.retrieved_via, c.reference_text)
         if k not in seen:
             seen.add(k)

@@ -66,7 +66,7 @@ def answer_shape(text: str) -> AnswerShape:
         return AnswerShape.yes_no
     if re.match(r"^(what|who)\s+(is|are)\s+(a|an|the\s+definition|meant)\b", q) or re.search(r"\b(define|definition of|what does .+ mean|meaning of)\b", q):
         return AnswerShape.definition
-    if re.match(r"^(list|enumerate|name)\b", q) or re.match(r"^(which|what)\s+(are|\w+s)\b", q):
+    if re.match(r"^(list|enumerate|name)\b", q) or re.match(r"^(which|what)\s+(are|(?!(?:does|is|was|has)\b)\w+s)\b", q):
         return AnswerShape.list
     if re.match(r"^(how\s+(many|much|long|often|large|big|small)|what\s+(is|was|are)\s+the\s+\w*\s*(value|number|score|rate|size|amount|limit|period|length|duration|percentage|count|minimum|maximum))", q) or re.search(r"\b(how many|how much|what percentage|what value|which value)\b", q):
         return AnswerShape.value

@@ -75,7 +75,7 @@ def best_window(
     of ``width`` sentences."""
     weights = keyword_weights(parsed, idf)
     total = sum(weights.values()) or 1.0
-    sents = split_sentences(list(zip(lines["line_num"].astype(int), lines["text"].astype(str))))
+    sents = _units(lines)
     if not sents:
         return WindowScore(0.0, None, None, None, 0.0)
     sets = [stems(x.text) for x in sents]
@@ -97,6 +97,27 @@ def best_window(
             best = (cov, own, i, lo, hi)
     cov, _, i, lo, hi = best
     return WindowScore(cov, sents[lo].line_nums[0], sents[hi].line_nums[-1], sents[i].line_nums[0], best_sentence)
+
+
+def _units(lines: pd.DataFrame) -> list[Sentence]:
+    """The scoring units of a page: the sentences of its prose, and each table row whole, read
+    with its column headers ("POTENTIAL IMPACT MODERATE: The disruption ..."), so a row answers
+    a question that names its column (the generator reads rows the same way)."""
+    kinds = lines["kind"].fillna("text").astype(str) if "kind" in lines else pd.Series("text", index=lines.index)
+    is_row = kinds.eq("table_row") & lines["cells"].notna() if "cells" in lines else kinds.eq("_none_")
+    prose = lines[~is_row]
+    out = split_sentences(list(zip(prose["line_num"].astype(int), prose["text"].astype(str))))
+    if is_row.any():
+        for num, text, raw in zip(lines.loc[is_row, "line_num"].astype(int), lines.loc[is_row, "text"].astype(str),
+                                  lines.loc[is_row, "cells"]):
+            try:
+                cells = json.loads(raw) if isinstance(raw, str) and raw else []
+                text = "; ".join(f"{c.get('header') or ''}: {c.get('value') or ''}" for c in cells) or text
+            except (ValueError, AttributeError, TypeError):
+                pass
+            out.append(Sentence(text, [num]))
+        out.sort(key=lambda x: x.line_nums[0])
+    return out
 
 
 def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, context: int = 40):

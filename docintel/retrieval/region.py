@@ -204,8 +204,17 @@ def table_lines(page: pd.DataFrame, region: TargetRegion) -> tuple[pd.DataFrame,
     """All lines of a table (escalated rows when present, else flat baseline lines), and how."""
     key = region.object_key
     if key and "object_key" in page and "kind" in page:
-        rows = page[(page["object_key"] == key) & (page["kind"] == "table_row")]
+        keys = page["object_key"].fillna("").astype(str)
+        rows = page[keys.eq(key) & (page["kind"] == "table_row")]
         if not rows.empty:
+            # escalate keys a further grid region of the same captioned table "table:A-3.2"; a
+            # real "Table A-3.2" has a caption line of its own on the page and is left out
+            parts = page[keys.str.match(rf"^{re.escape(key)}\.\d+$") & (page["kind"] == "table_row")]
+            texts = page["text"].astype(str)
+            for part in sorted(set(parts["object_key"])):
+                ident = part.split(":", 1)[-1]
+                if not texts.str.match(rf"(?i)^table\s+{re.escape(ident)}\b").any():
+                    rows = pd.concat([rows, parts[parts["object_key"] == part]])
             return rows.sort_values("line_num"), "table_rows"
     return flat_table_region(page, region), "flat"
 

@@ -250,3 +250,32 @@ def test_how_many_is_not_answered_by_a_figure_number_or_the_citation():
     assert out.answer_completeness == Completeness.partial and "states no number" in out.answer
     out = _generate(q, [_passage(["The CSF Core has six Functions: Govern, Identify, Protect, Detect, Respond, Recover."])])
     assert out.answer_completeness == Completeness.complete
+
+
+def test_table_rows_include_further_grid_regions_of_the_same_table():
+    """SP 800-88 Table A-3 on p36 is escalated as two grid regions, "table:A-3" and
+    "table:A-3.2"; the Mobile Devices row lives in the second. A real "Table 3.1" with its own
+    caption stays out of "Table 3"."""
+    import pandas as pd
+
+    from docintel.retrieval.region import table_lines
+    from docintel.schemas.answers import RefType
+    from docintel.schemas.references import TargetRegion
+
+    def page(rows):
+        return pd.DataFrame([dict(page_num=36, line_num=i + 1, text=t, kind=k, object_key=o)
+                             for i, (t, k, o) in enumerate(rows)])
+
+    lines = page([("Table A-3: Mobile Device Sanitization", "text", None),
+                  ("Destroy: | shred", "table_row", "table:A-3"),
+                  ("Mobile Devices | remove the removable storage", "table_row", "table:A-3.2")])
+    region = TargetRegion(doc_id="d", ref_type=RefType.table, ref_target="A-3", page_start=36, page_end=36,
+                          object_key="table:A-3", raw_text="Table A-3")
+    rows, how = table_lines(lines, region)
+    assert how == "table_rows" and list(rows["text"].str[:6]) == ["Destro", "Mobile"]
+
+    lines = page([("Table 3: Costs", "text", None), ("a | 1", "table_row", "table:3"),
+                  ("Table 3.1: Other costs", "text", None), ("b | 2", "table_row", "table:3.1")])
+    region = region.model_copy(update={"ref_target": "3", "object_key": "table:3", "raw_text": "Table 3"})
+    rows, _ = table_lines(lines, region)
+    assert list(rows["text"]) == ["a | 1"]

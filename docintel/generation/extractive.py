@@ -313,8 +313,12 @@ class ExtractiveGenerator:
         named = [p for p in references if p.referenced_from is None]  # targets named in the question
         chosen: list[_Sentence] = []
         floor = min_coverage(len(request.parsed.keywords))
+        window = self._window(usable, weights, 2 * floor) if best is not None and best.coverage < floor else []
         if (best is None or best.coverage < floor) and named:
             pass
+        elif window:  # no one sentence answers, adjacent ones do together: quote them
+            chosen = self._continuations(window, sents, weights, request.parsed.focus)
+            chosen.sort(key=lambda s: (s.passage.passage_id, s.index))
         elif best is None or best.coverage < floor:
             missing = ", ".join(request.parsed.keywords) or request.question
             text = f"Not found: the retrieved pages do not answer this question (looked for: {missing})."
@@ -389,7 +393,7 @@ class ExtractiveGenerator:
                 parts.append(f"External reference, not fetched: {r.raw_text}.")
         if ignored:
             parts.append(self._ignored_note(ignored))
-        if best is None or best.coverage < floor:
+        if (best is None or best.coverage < floor) and not window:
             completeness = Completeness.partial if not any(p.lines for p in references) else (
                 Completeness.references_unresolved if internal_open else Completeness.complete)
         elif internal_open:
@@ -455,6 +459,28 @@ class ExtractiveGenerator:
             if rx.search(q) and not want.search(bare):
                 gaps.append(f"states no {what}")
         return gaps
+
+    @staticmethod
+    def _window(usable: list[_Sentence], weights: dict[str, float], need: float, width: int = 3) -> list[_Sentence]:
+        """The best run of ``width`` adjacent prose sentences of one passage whose words together
+        hold at least ``need`` of the question's weight (a description spread over sentences:
+        "... an extended service set (ESS). Figure 2-3 depicts ... It shows three APs ..."), as
+        the sentences of the run that match something; [] when no run gets there."""
+        total = sum(weights.values()) or 1.0
+        best: tuple[float, list[_Sentence]] = (0.0, [])
+        by_passage: dict[str, list[_Sentence]] = {}
+        for s in usable:
+            if not s.is_row:
+                by_passage.setdefault(s.passage.passage_id, []).append(s)
+        for group in by_passage.values():
+            group.sort(key=lambda s: s.index)
+            for i in range(len(group)):
+                run = [s for s in group[i:i + width] if s.coverage > 0]
+                have = set().union(*(_stems(s.text) for s in run)) if run else set()
+                cov = sum(v for k, v in weights.items() if k in have) / total
+                if cov > best[0] + 1e-9:
+                    best = (cov, run)
+        return best[1] if best[0] >= need else []
 
     def _continuations(
         self, chosen: list[_Sentence], sents: list[_Sentence], weights: dict[str, float], focus: str | None = None

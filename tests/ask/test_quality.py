@@ -279,3 +279,29 @@ def test_table_rows_include_further_grid_regions_of_the_same_table():
     region = region.model_copy(update={"ref_target": "3", "object_key": "table:3", "raw_text": "Table 3"})
     rows, _ = table_lines(lines, region)
     assert list(rows["text"]) == ["a | 1"]
+
+
+def test_figure_depicts_is_a_pointer():
+    from docintel.references.detect import find_pointers
+
+    got = [p.raw_text for p in find_pointers("Figure 2-3 conceptually depicts a network with wired capabilities.")]
+    assert got == ["Figure 2-3"]
+
+
+def test_adjacent_sentences_that_answer_together_are_quoted():
+    """SP 800-48 p16: no single sentence holds the question's words, three adjacent ones do;
+    the answer quotes them (and so sees their pointer) instead of "Not found"."""
+    p = _passage([
+        "The use of multiple APs allows for networks of arbitrary size. In the IEEE 802.11 specification,",
+        "a multi-BSS network is referred to as an extended service set (ESS). Figure 2-3 conceptually",
+        "depicts a network with wired capabilities, as deployed in an enterprise environment. It shows",
+        "three APs with corresponding BSSs. Unrelated text follows here about roaming stations and power.",
+    ])
+    q = "In an enterprise extended service set, which device links the three access points to the wired network?"
+    idf = {"enterprise": 1.92, "extended": 1.58, "service": 0.82, "set": 1.13, "device": 0.62, "links": 1.79,
+           "three": 1.92, "access": 0.39, "points": 1.41, "wired": 1.07, "network": 0.01}
+    out = _generate(q, [p], idf)
+    assert not out.answer.startswith("Not found")
+    assert "Figure 2-3 conceptually depicts" in out.answer
+    q2 = "What is the annual budget of the wireless program office?"
+    assert _generate(q2, [p]).answer.startswith("Not found")

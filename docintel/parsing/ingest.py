@@ -241,7 +241,7 @@ def preload() -> None:
     import pandas  # noqa: F401 (structure tables go through pandas)
     import pyarrow.pandas_compat  # noqa: F401
 
-    import docintel.parsing.structure as structure
+    from docintel.parsing import structure
     from docintel.parsing.fitz import pymupdf
 
     pymupdf()

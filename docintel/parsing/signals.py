@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any, Iterable, Sequence
 
 from docintel.parsing.grid import (  # noqa: F401 (re-exported)
+    CAPTION_GAP,
     caption_lines,
     continues_labels,
     grid_blocks,
@@ -77,9 +78,20 @@ def table_header(lines: Sequence[dict[str, Any]]) -> tuple[str, frozenset[str], 
     """(table id, header row texts, row-label column x or None) of the page's last captioned
     table (the one that may run on to the next page)."""
     regions = table_regions(lines)
-    if not regions:
+    last = max(regions, key=lambda r: (r["y1"], r["cells"])) if regions else None
+    # a later caption whose label table has only begun (too few rows here to be a region)
+    later = [(k, tid) for k, tid in caption_lines(lines) if last is None or lines[k]["y0"] > last["y1"]]
+    if later:
+        k, tid = max(later, key=lambda c: lines[c[0]]["y0"])
+        start = lines[k]["y1"]
+        blocks = label_blocks(lines, min_rows=1)
+        for block in blocks:
+            if start - 1 <= block["y0"] <= start + CAPTION_GAP:
+                return tid, frozenset(), block["label_x"]
+        if blocks and last is None:  # only its caption fits on this page: it takes the page's label column
+            return tid, frozenset(), blocks[-1]["label_x"]
+    if last is None:
         return None
-    last = max(regions, key=lambda r: (r["y1"], r["cells"]))
     return last["table_id"], header_texts(lines, last), last.get("label_x")
 
 
@@ -170,6 +182,12 @@ def evaluate(
         fired["flat_table"] = continued_table(lines, previous_table)
         if fired["flat_table"] is not None:
             fired["col_anomaly"] = None  # the "columns" are the table's cells, not text columns
+    elif previous_table is not None:
+        # the previous page's table may end here, above this page's first caption
+        first = min(lines[k]["y0"] for k, _ in caption_lines(lines))
+        above = continued_table([r for r in lines if r["y1"] <= first], previous_table)
+        if above is not None:
+            fired["flat_table"] += f"; 'Table {previous_table[0]}' continued above it"
     # on a scan the image is the page, not a figure
     fired["opaque_figure"] = None if fired["scanned"] else opaque_figure(images)
     reasons = [fired[f] for f in FLAGS if fired[f]]

@@ -281,3 +281,11 @@ def test_find_tables_is_skipped_where_no_vertical_edge_can_close_a_cell(synth_di
     assert booktabs and calls == []
     ruled = _rows(table.run(page_input(synth_dir / "ruled.pdf")))
     assert [r["row_key"] for r in ruled] == ["Basic", "Standard", "Premium"] and calls == [0]
+
+
+def test_continued_id_reads_both_reason_forms():
+    from docintel.parsing.methods.tables import continued_id
+
+    assert continued_id(["flat_table: 'Table 8-1' continued (its header row repeats on this page)"]) == "8-1"
+    assert continued_id(["flat_table: 'Table A-3' caption + 8 short cells in 4 rows; 'Table A-2' continued above it"]) == "A-2"
+    assert continued_id(["flat_table: 'Table 3' caption + 118 short cells in 26 rows", "opaque_figure: image"]) is None

@@ -134,4 +134,7 @@ def test_sp800_88_label_tables_are_flagged_on_every_page(shared_corpora):
         assert pages[n]["flat_table"], (n, pages[n]["reasons"])
     assert "'Table A-8' caption" in pages[44]["reasons"][0]
     assert "'Table A-8' continued" in pages[45]["reasons"][0]
+    # a table ending at the top of the next captioned page is named there (A-2 on p36, A-4 on p39)
+    assert pages[36]["reasons"][0].endswith("'Table A-2' continued above it")
+    assert pages[39]["reasons"][0].endswith("'Table A-4' continued above it")
     assert not pages[34]["flat_table"] and not pages[49]["flat_table"]

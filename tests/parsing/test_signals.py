@@ -299,3 +299,24 @@ def test_label_table_continued_on_the_next_page_without_a_caption():
     assert signals.continued_table(top + label_table(y0=130), ("A-8", frozenset(), 200)) is None  # other column
     assert signals.continued_table(prose(y0=60, n=30), previous) is None
     assert signals.continued_table(top + label_table(y0=130), ("A-8", frozenset())) is None  # a grid table before
+
+
+def test_a_label_table_ending_above_the_next_caption_is_named_in_the_reason():
+    """SP 800-88 p36: Table A-2's last rows, then the caption of Table A-3 and its rows."""
+    rest = label_table(y0=60, rows=("Destroy:", "Notes:"))
+    caption = [line("Table A-3: Mobile Device Sanitization", 216, 200, 400, bold=True)]
+    page = rest + caption + label_table(y0=230)
+    sig = signals.evaluate(page, [], 1, 1, previous_table=("A-2", frozenset(), 90))
+    assert sig["reasons"] == ["flat_table: 'Table A-3' caption + 8 short cells in 4 rows; 'Table A-2' continued above it"]
+    alone = signals.evaluate(caption + label_table(y0=230), [], 1, 1, previous_table=("A-2", frozenset(), 90))
+    assert alone["reasons"] == ["flat_table: 'Table A-3' caption + 8 short cells in 4 rows"]
+
+
+def test_the_table_that_runs_on_is_the_last_caption_on_the_page():
+    """A page ends with a new caption and its first label row (SP 800-88 p35 Table A-2): that
+    table, not the bigger one above it, is the one the next page continues."""
+    page = ([line("Table A-1: Hard Copy", 216, 60, 400, bold=True)] + label_table(y0=90)
+            + [line("Table A-2: Networking Device Sanitization", 216, 600, 400, bold=True)]
+            + label_table(y0=630, rows=("Clear:",)))
+    assert signals.table_header(page)[0] == "A-2"
+    assert signals.table_header(page[:-4])[0] == "A-1"  # no row after the last caption: A-1 runs on

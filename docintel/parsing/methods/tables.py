@@ -843,7 +843,7 @@ def _first(cells: list[str]) -> str | None:
 # -- page -> tables -> line rows ---------------------------------------------------------------
 
 
-CONTINUED_RE = re.compile(r"^flat_table: 'Table ([^']+)' continued")
+CONTINUED_RE = re.compile(r"^flat_table: .*?'Table ([^']+)' continued")
 
 
 def continued_id(reasons: Iterable[str]) -> str | None:
@@ -858,8 +858,9 @@ def continued_id(reasons: Iterable[str]) -> str | None:
 def extract_tables(page: Any, continued: str | None = None) -> list[ExtractedTable]:
     """Every table recovered on ``page``, top to bottom.
 
-    ``continued``: the id of a table running on from the previous page; the first table above
-    any caption is keyed with it (``table:8-1``), so a row reference reaches every page.
+    ``continued``: the id of a table running on from the previous page; the first table, when
+    it starts above every caption, is keyed with it (``table:8-1``) and takes no caption, so a
+    row reference reaches every page of the table.
     """
     m = pymupdf()
     words = page_words(page)
@@ -870,7 +871,12 @@ def extract_tables(page: Any, continued: str | None = None) -> list[ExtractedTab
     for i, (region, source) in enumerate(sorted(find_regions(page, words, hrules, vrules, boxes), key=lambda t: t[0].y0)):
         cap = None
         best = None
-        for ident, line, text in caps:
+        top_caption = min((line.y0 for _, line, _ in caps), default=None)
+        if continued and not out and not used_keys and (top_caption is None or region.y0 < top_caption):
+            caps_here = []  # the table continued from the page before: the captions are later tables'
+        else:
+            caps_here = caps
+        for ident, line, text in caps_here:
             r = m.Rect(min(w.x0 for w in line.words), line.y0, max(w.x1 for w in line.words), line.y1)
             if _near(r, region):
                 dist = min(abs(region.y0 - r.y1), abs(r.y0 - region.y1))

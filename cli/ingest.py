@@ -23,9 +23,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Parse every page cheaply, flag the hard ones. Unchanged files are skipped.
 
-        With --prune, documents recorded under the given PATHs whose file was deleted are removed
-        from the store (and from the search index); a PATH that is gone or empty is then allowed
-        when the store holds documents under it.
+        With --prune, stored documents whose file under the given PATHs
+        was deleted are removed (store and search index); a gone or empty
+        PATH is then fine if it held documents.
 
         Exit 0 when every file was ingested (or unchanged); 1 when some failed (the rest is saved);
         2 when a path does not exist or holds no PDF.

@@ -150,33 +150,68 @@ def read_figures(figs: list[tuple[Any, Any]], lang: str) -> list[list[dict[str, 
     """OCR lines per figure (clip, pixmap), in page points.
 
     A page's figures are stacked on one white sheet and read by one Tesseract call: starting
-    Tesseract (loading its model) costs about as much as reading a small figure.
+    Tesseract (loading its model) costs about as much as reading a small figure. Automatic page
+    segmentation (``--psm 3``) finds no text block in a diagram whose labels stand alone among
+    drawings (SP 800-48 Figure 2-3: "Switch", "AP", "STA"); figures it reads nothing from are
+    read again as sparse text (``--psm 11``) at 1.5x scale (small grey labels need the pixels),
+    with a stricter confidence floor against the noise that mode picks up from drawings.
     """
-    from PIL import Image
-
     if not figs:
         return []
     pils = [pixmap_to_pil(pix) for _, pix in figs]
+    out = _read_sheet(figs, pils, list(range(len(figs))), lang, psm=3, min_conf=60)
+    empty = [k for k, rows in enumerate(out) if not rows]
+    if empty:
+        from PIL import Image
+
+        big = [p.resize((int(p.width * SPARSE_SCALE), int(p.height * SPARSE_SCALE)), Image.LANCZOS) if k in empty else p
+               for k, p in enumerate(pils)]
+        sparse = _read_sheet(figs, big, empty, lang, psm=11, min_conf=SPARSE_MIN_CONF, scale=SPARSE_SCALE)
+        for k, rows in zip(empty, sparse):
+            out[k] = [r for r in rows if _is_label(r["text"])]
+    return [merge_stacked(rows) for rows in out]
+
+
+SPARSE_MIN_CONF = 75
+SPARSE_SCALE = 1.5
+_LABEL = re.compile(r"[A-Za-z]{2,}")
+
+
+def _is_label(text: str) -> bool:
+    """Sparse-text OCR keeps words, not the stray marks it reads in drawings ("2)", "~~")."""
+    return bool(_LABEL.search(text))
+
+
+def _read_sheet(
+    figs: list[tuple[Any, Any]], pils: list[Any], which: list[int], lang: str, psm: int, min_conf: int,
+    scale: float = 1.0,
+) -> list[list[dict[str, Any]]]:
+    """One Tesseract call over figures ``which`` stacked on a white sheet; lines per figure.
+
+    ``scale`` is how much the images were enlarged over the DPI they were rendered at."""
+    from PIL import Image
+
+    chosen = [pils[k] for k in which]
     gap = 60
-    sheet = Image.new("L", (max(p.width for p in pils), sum(p.height for p in pils) + gap * (len(pils) - 1)), 255)
+    sheet = Image.new("L", (max(p.width for p in chosen), sum(p.height for p in chosen) + gap * (len(chosen) - 1)), 255)
     tops = []
     y = 0
-    for p in pils:
+    for p in chosen:
         sheet.paste(p, (0, y))
         tops.append(y)
         y += p.height + gap
-    raw = ocr_lines(sheet, 1.0, lang=lang, psm=3, min_conf=60, split_gap=1.5)
-    scale = 72.0 / DPI
-    out: list[list[dict[str, Any]]] = [[] for _ in figs]
+    raw = ocr_lines(sheet, 1.0, lang=lang, psm=psm, min_conf=min_conf, split_gap=1.5)
+    scale = 72.0 / (DPI * scale)
+    out: list[list[dict[str, Any]]] = [[] for _ in which]
     for row in raw:
         cy = (row["y0"] + row["y1"]) / 2
-        k = max(i for i, top in enumerate(tops) if top <= cy)
-        clip = figs[k][0]
-        if cy > tops[k] + pils[k].height:
+        i = max(i for i, top in enumerate(tops) if top <= cy)
+        clip = figs[which[i]][0]
+        if cy > tops[i] + chosen[i].height:
             continue  # in the gap: noise
         row = dict(row)
         row["x0"], row["x1"] = clip.x0 + row["x0"] * scale, clip.x0 + row["x1"] * scale
-        row["y0"], row["y1"] = clip.y0 + (row["y0"] - tops[k]) * scale, clip.y0 + (row["y1"] - tops[k]) * scale
+        row["y0"], row["y1"] = clip.y0 + (row["y0"] - tops[i]) * scale, clip.y0 + (row["y1"] - tops[i]) * scale
         row["font_size"] = round(row["y1"] - row["y0"], 2)
-        out[k].append(row)
-    return [merge_stacked(rows) for rows in out]
+        out[i].append(row)
+    return out

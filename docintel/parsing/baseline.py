@@ -28,6 +28,24 @@ def extract_lines(page: Any, doc_id: str, page_num: int) -> list[dict[str, Any]]
     return extract_page(page, doc_id, page_num)[0]
 
 
+_SUPERSCRIPT = 1  # PyMuPDF span flag bit: superscript
+
+
+def join_spans(spans: list[dict[str, Any]]) -> str:
+    """A line's text from its spans, a superscript mark set off by a space.
+
+    A footnote mark glued to the word before it makes a different word or number:
+    "SP 800-53" + "2" read "SP 800-532" (SP 800-40r3 p9), "Program." + "1" read "Program.1".
+    """
+    parts: list[str] = []
+    for s in spans:
+        t = s["text"]
+        if parts and s["flags"] & _SUPERSCRIPT and len(t.strip()) <= 3 and not parts[-1][-1:].isspace():
+            t = " " + t.lstrip()
+        parts.append(t)
+    return "".join(parts)
+
+
 def extract_page(page: Any, doc_id: str, page_num: int, flags: int | None = None) -> tuple[list[dict[str, Any]], int]:
     """:func:`extract_lines` rows and the page's column count (table grids excluded).
 
@@ -50,7 +68,7 @@ def extract_page(page: Any, doc_id: str, page_num: int, flags: int | None = None
                 size = span["size"]
             else:
                 spans = [s for s in spans if s["text"]]
-                text = "".join(s["text"] for s in spans).strip()
+                text = join_spans(spans).strip()
                 if not text:
                     continue
                 weights = [len(s["text"].strip()) or 1 for s in spans]

@@ -143,6 +143,21 @@ class _Sentence:
     is_row: bool = False
 
 
+def _acronym_in(word: str, toks: list[str], evidence: str) -> bool:
+    """Whether the evidence names ``word``'s phrase in the question by its initials: "access
+    points" answered with "three APs", "memorized secret" with "MS"."""
+    for i, t in enumerate(toks):
+        if t.lower() != word.lower():
+            continue
+        for a, b in ((i - 1, i + 1), (i, i + 2), (i - 2, i + 1), (i - 1, i + 2)):
+            phrase = toks[max(a, 0):b]
+            if len(phrase) >= 2 and all(w[:1].isalpha() for w in phrase):
+                acronym = "".join(w[0] for w in phrase).upper()
+                if re.search(rf"\b{acronym}s?\b", evidence):
+                    return True
+    return False
+
+
 def _is_vertical(line: PassageLine) -> bool:
     """Text set sideways (a margin note such as NIST's "This publication is available free of
     charge from: ..."): a box much taller than wide."""
@@ -367,7 +382,7 @@ class ExtractiveGenerator:
             groups.setdefault(key, []).append(p)
         for group in groups.values():
             p = group[0]
-            if any(ln.kind == "table_row" for ln in p.lines) or len(group) == 1 and not _sentences(p):
+            if any(ln.kind in ("table_row", "figure_text") for ln in p.lines) or len(group) == 1 and not _sentences(p):
                 text, cited = self._reference_text(p, request, weights)
                 if text:
                     parts.append(text)
@@ -450,7 +465,9 @@ class ExtractiveGenerator:
         have = _stems(evidence)
         low = evidence.lower()
         gaps = []
-        missing = [k for st, k in self._focus_terms(weights, request, have).items() if st not in have and k.lower() not in low]
+        toks = tokens_of(request.question)
+        missing = [k for st, k in self._focus_terms(weights, request, have).items()
+                   if st not in have and k.lower() not in low and not _acronym_in(k, toks, evidence)]
         if missing:
             gaps.append("does not mention " + ", ".join(repr(k) for k in missing))
         q = request.question.lower()
@@ -559,6 +576,13 @@ class ExtractiveGenerator:
             # the whole table, in order
             best = best or body[:25]
             return f"{head}: " + "; ".join(self._row_text(r) for r in best) + caveat + ".", sorted(r.line_num for r in best)
+        labels = [ln for ln in p.lines if ln.kind == "figure_text"]
+        if labels:  # a figure: its labels are words in a drawing, not sentences to rank
+            seen: dict[str, None] = {}
+            for ln in labels:
+                seen.setdefault(" ".join(ln.text.split()), None)
+            return (f"{head}, labels read from the image: " + ", ".join(seen) + caveat + ".",
+                    sorted(ln.line_num for ln in labels))
         sents = _sentences(p)
         if not sents:
             return (f"{head}: the target holds no text lines{caveat}." if p.lines or caveat else ""), []

@@ -305,3 +305,31 @@ def test_adjacent_sentences_that_answer_together_are_quoted():
     assert "Figure 2-3 conceptually depicts" in out.answer
     q2 = "What is the annual budget of the wireless program office?"
     assert _generate(q2, [p]).answer.startswith("Not found")
+
+
+# -- figure targets and acronyms (SP 800-48 Figure 2-3) ----------------------------------------
+
+
+def test_a_followed_figure_is_answered_with_all_its_labels():
+    """A figure's labels are words in a drawing: none is a sentence matching the question, so
+    ranking them dropped "Switch", the one label that answers."""
+    primary = _passage(["Figure 2-3 conceptually depicts a network with both wired and wireless capabilities.",
+                        "It shows three APs with corresponding BSSs, which comprise an ESS."], page=16, page_label="2-5")
+    labels = ["STA", "Extended Service Set", "AP", "Wired Enterprise", "Internet", "AP", "Switch"]
+    figure = _passage(labels, passage_id="R1", page=17, page_label="2-6", retrieved_via=RetrievedVia.reference,
+                      referenced_from=Origin(page=16, line=1), reference_text="Figure 2-3")
+    figure = figure.model_copy(update={"lines": [ln.model_copy(update={"kind": "figure_text"}) for ln in figure.lines]})
+    out = _generate("Which device links the access points to the wired enterprise network?", [primary, figure])
+    assert "labels read from the image: STA, Extended Service Set, AP, Wired Enterprise, Internet, Switch." in out.answer
+    ref = [c for c in out.citations if c.retrieved_via == RetrievedVia.reference]
+    assert ref and (ref[0].line_start, ref[0].line_end) == (1, 7)
+
+
+@pytest.mark.parametrize("text, complete", [
+    ("In the enterprise, a switch links the three APs to the wired enterprise network.", True),  # by initials
+    ("In the enterprise, a switch links the three radios to the wired enterprise network.", False),
+])
+def test_a_phrase_named_by_its_initials_is_mentioned(text, complete):
+    out = _generate("Which device links the access points to the wired enterprise network?", [_passage([text])],
+                    {"points": 2.0, "access": 1.9, "wired": 1.0, "enterprise": 1.0, "network": 1.0, "links": 0.5})
+    assert (out.answer_completeness == Completeness.complete) == complete, out.answer

@@ -93,7 +93,11 @@ def results_table(report):
             t.add_row(escape(r.id), "[yellow]skip[/]", escape(r.skipped), "", "", "", "")
             continue
         result = "[green]pass[/]" if r.passed else ("[red]error[/]" if r.error else "[red]FAIL[/]")
-        t.add_row(escape(r.id), result, escape(r.failure_message()) if not r.passed else "", str(r.passes), str(r.pages_read),
+        detail = escape(r.failure_message()) if not r.passed else ""
+        if r.known_gap:
+            result = "[green]pass[/] (gap closed: remove known_gap)" if r.passed else "[yellow]known gap[/]"
+            detail = (detail + " [known gap: " + escape(r.known_gap) + "]") if not r.passed else ""
+        t.add_row(escape(r.id), result, detail, str(r.passes), str(r.pages_read),
                   str(r.tokens_read), f"{r.seconds:.2f}")
     return t
 
@@ -125,9 +129,12 @@ def summary_line(report) -> str:
     s = report.summary
     tags = ", ".join(f"{t} {round(v['pass_rate'] * v['questions'])}/{int(v['questions'])}" for t, v in s.by_tag.items()
                      if t in ("pointer", "no-pointer", "unanswerable", "injection"))
-    colour = "green" if s.passed == s.questions else "red"
+    colour = "green" if report.ok else "red"
     skipped = f", {s.skipped} skipped" if s.skipped else ""
-    return (f"[{colour}]{s.passed}/{s.questions} passed[/]{skipped} ({s.mode.value}, {report.generator})"
+    gaps = sum(1 for r in report.results if r.known_gap and not r.passed and not r.skipped)
+    regressed = sum(1 for r in report.results if r.regressed and not r.skipped)
+    known = f", {gaps} known gap{'s' if gaps != 1 else ''}, {regressed} regressed" if gaps else ""
+    return (f"[{colour}]{s.passed}/{s.questions} passed[/]{known}{skipped} ({s.mode.value}, {report.generator})"
             f"{' · ' + tags if tags else ''} · complete {100 * s.completeness_rate:.0f}% · "
             f"{s.pages_per_question:.2f} pages/q · {s.tokens_per_question:.0f} tokens/q · "
             f"{s.llm_calls} LLM calls · {s.seconds:.1f} s (+{report.setup_seconds:.1f} s store setup)")

@@ -36,7 +36,10 @@ def junit_xml(reports: Sequence[EvalReport]) -> str:
                     skipped += 1
                     ET.SubElement(case, "skipped", message=r.skipped)
                     continue
-                if r.error:
+                if r.known_gap and not r.passed:  # reported, not a regression: CI stays green
+                    skipped += 1
+                    ET.SubElement(case, "skipped", message=f"known gap: {r.known_gap}; {r.failure_message()}"[:1000])
+                elif r.error:
                     errors += 1
                     el = ET.SubElement(case, "error", message=r.error[:500], type="ask_error")
                     el.text = r.question

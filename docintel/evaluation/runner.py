@@ -254,7 +254,7 @@ def run_question(q: GoldenQuestion, golden: GoldenFile, s: Settings, mode: EvalM
     question with the error as its message."""
     import tempfile
 
-    base = dict(id=q.id, golden_file=str(golden.path), question=q.question, tags=q.tags, mode=mode)
+    base = dict(id=q.id, golden_file=str(golden.path), question=q.question, tags=q.tags, mode=mode, known_gap=q.known_gap)
     with tempfile.TemporaryDirectory(prefix="docintel-eval-") as tmp:
         s.ask.trace = Path(tmp) / "trace.json"  # what the generator read: the cost columns
         t0 = time.perf_counter()

@@ -229,3 +229,30 @@ def test_table_prints_brackets_in_ids_and_messages_verbatim(write_golden, golden
     res = runner.invoke(app, ["eval", str(write_golden(text)), "--store", str(tmp_path / "s")])
     assert res.exit_code == 1
     assert "plain[bold]" in res.stdout and "[red]x[/red]" in res.stdout
+
+
+def test_a_known_gap_is_reported_but_does_not_fail_the_run(write_golden, golden_text, tmp_path, patched):
+    """A question marked known_gap still runs and is shown failing (and counted as failed in the
+    rates), but eval exits 0 and JUnit records it as skipped with the reason and the failed check;
+    an unmarked failure next to it is still a regression (exit 1)."""
+    broken = golden_text.replace("answer_numbers: [4.92, 25.7]", "answer_numbers: [4.92, 26.7]")
+    gap = broken.replace("    expect:", "    known_gap: the row is not rebuilt yet\n    expect:", 1)
+    assert gap != broken
+    junit = tmp_path / "gap.xml"
+    res = runner.invoke(app, ["eval", str(write_golden(gap)), "--store", str(tmp_path / "s"), "--junit", str(junit)])
+    assert res.exit_code == 0, res.output
+    assert "known gap" in res.stdout and "1/2 passed, 1 known gap, 0 regressed" in res.output
+    skipped = ET.parse(junit).getroot().find(".//testcase[@name='positional']/skipped")
+    assert skipped is not None
+    assert "known gap: the row is not rebuilt yet" in skipped.get("message")
+    assert "answer_numbers: expected [4.92, 26.7]" in skipped.get("message")
+
+    res = runner.invoke(app, ["eval", str(write_golden(broken)), "--store", str(tmp_path / "s")])
+    assert res.exit_code == 1, res.output
+
+
+def test_a_known_gap_that_passes_says_to_remove_the_mark(write_golden, golden_text, tmp_path, patched):
+    gap = golden_text.replace("    expect:", "    known_gap: was failing\n    expect:", 1)
+    res = runner.invoke(app, ["eval", str(write_golden(gap)), "--store", str(tmp_path / "s")])
+    assert res.exit_code == 0, res.output
+    assert "remove known_gap" in res.stdout and "2/2 passed" in res.output

@@ -60,8 +60,8 @@ class Word:
 
 
 @dataclass
-class Segment:
-    """Words of one text line that stand together (no column gap between them)."""
+class WordGroup:
+    """Words that belong together; the box around them."""
 
     words: list[Word]
 
@@ -82,25 +82,22 @@ class Segment:
         return max(w.y1 for w in self.words)
 
     @property
+    def cy(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+
+@dataclass
+class Segment(WordGroup):
+    """Words of one text line that stand together (no column gap between them)."""
+
+    @property
     def text(self) -> str:
         return _LEADER_RE.sub("", " ".join(w.text for w in self.words)).strip() or " ".join(w.text for w in self.words)
 
 
 @dataclass
-class Line:
-    words: list[Word]
-
-    @property
-    def y0(self) -> float:
-        return min(w.y0 for w in self.words)
-
-    @property
-    def y1(self) -> float:
-        return max(w.y1 for w in self.words)
-
-    @property
-    def cy(self) -> float:
-        return (self.y0 + self.y1) / 2
+class Line(WordGroup):
+    """The words of one text line."""
 
 
 @dataclass

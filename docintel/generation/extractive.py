@@ -143,6 +143,11 @@ class _Sentence:
     is_row: bool = False
 
 
+def _sentence_end(text: str) -> str:
+    """``text`` closed by one full stop (a table cell quoted last may already end with one)."""
+    return text if text.rstrip().endswith((".", "!", "?")) else text + "."
+
+
 def _acronym_in(word: str, toks: list[str], evidence: str) -> bool:
     """Whether the evidence names ``word``'s phrase in the question by its initials: "access
     points" answered with "three APs", "memorized secret" with "MS"."""
@@ -563,7 +568,7 @@ class ExtractiveGenerator:
             text = f"{head}: " + "; ".join(f"row {self._row_text(r)}" for r in hits[:8])
             if firsts:
                 text += f"; for comparison, {self._row_text(firsts[0])}"
-            return text + caveat + ".", sorted(r.line_num for r in hits[:8])
+            return _sentence_end(text + caveat), sorted(r.line_num for r in hits[:8])
         if rows:
             body = [r for r in rows if r.row_key != "header"]
             if p.referenced_from is None and request.parsed.shape != AnswerShape.list:
@@ -575,13 +580,13 @@ class ExtractiveGenerator:
             # no row names what the question asks about (or "What are the six Functions?"):
             # the whole table, in order
             best = best or body[:25]
-            return f"{head}: " + "; ".join(self._row_text(r) for r in best) + caveat + ".", sorted(r.line_num for r in best)
+            return _sentence_end(f"{head}: " + "; ".join(self._row_text(r) for r in best) + caveat), sorted(r.line_num for r in best)
         labels = [ln for ln in p.lines if ln.kind == "figure_text"]
         if labels:  # a figure: its labels are words in a drawing, not sentences to rank
             seen: dict[str, None] = {}
             for ln in labels:
                 seen.setdefault(" ".join(ln.text.split()), None)
-            return (f"{head}, labels read from the image: " + ", ".join(seen) + caveat + ".",
+            return (_sentence_end(f"{head}, labels read from the image: " + ", ".join(seen) + caveat),
                     sorted(ln.line_num for ln in labels))
         sents = _sentences(p)
         if not sents:

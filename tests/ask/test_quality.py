@@ -333,3 +333,10 @@ def test_a_phrase_named_by_its_initials_is_mentioned(text, complete):
     out = _generate("Which device links the access points to the wired enterprise network?", [_passage([text])],
                     {"points": 2.0, "access": 1.9, "wired": 1.0, "enterprise": 1.0, "network": 1.0, "links": 0.5})
     assert (out.answer_completeness == Completeness.complete) == complete, out.answer
+
+
+def test_a_quoted_row_ending_with_a_full_stop_is_not_closed_twice():
+    from docintel.generation.extractive import _sentence_end
+
+    assert _sentence_end("... or individuals.") == "... or individuals."
+    assert _sentence_end("row (E): BLEU (dev) 25.7") == "row (E): BLEU (dev) 25.7."

@@ -19,7 +19,7 @@ are ``col1``..``colN``; lines that cross a gutter and pages without one are ``si
 from __future__ import annotations
 
 from itertools import accumulate
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from docintel.parsing.grid import region_members, row_bands, table_regions, text_extent
 
@@ -54,6 +54,22 @@ def grid_lines(lines: Sequence[dict[str, Any]]) -> set[int]:
     return out
 
 
+def low_runs(cover: Sequence[int], most: int, above: int = -1) -> Iterator[tuple[int, int]]:
+    """Maximal runs ``[i, j)`` of a coverage histogram at or below ``most``: the gaps between
+    columns. A run starts only at a bin above ``above`` (default: any bin) and goes on while the
+    coverage stays at or below ``most``."""
+    i, n = 0, len(cover)
+    while i < n:
+        if above < cover[i] <= most:
+            j = i
+            while j < n and cover[j] <= most:
+                j += 1
+            yield i, j
+            i = j
+        else:
+            i += 1
+
+
 def find_gutters(
     boxes: Sequence[tuple[float, float]],
     page_width: float,
@@ -84,18 +100,10 @@ def find_gutters(
     cover = list(accumulate(delta[:nbins]))
     allowed = max(1, int(0.1 * len(voters)))  # a few stray lines may cross a gutter
     candidates: list[tuple[float, float]] = []
-    i = 0
-    while i < nbins:
-        if cover[i] <= allowed:
-            j = i
-            while j < nbins and cover[j] <= allowed:
-                j += 1
-            g0, g1 = left + i * _BIN, left + j * _BIN
-            if g1 - g0 >= _MIN_GUTTER and g0 > left + 0.15 * width and g1 < right - 0.15 * width:
-                candidates.append((g0, g1))
-            i = j
-        else:
-            i += 1
+    for i, j in low_runs(cover, allowed):
+        g0, g1 = left + i * _BIN, left + j * _BIN
+        if g1 - g0 >= _MIN_GUTTER and g0 > left + 0.15 * width and g1 < right - 0.15 * width:
+            candidates.append((g0, g1))
     # drop gutters whose neighbouring columns are not real text columns; repeat until stable
     gutters = candidates
     while gutters:

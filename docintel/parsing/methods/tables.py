@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
+from docintel.parsing.columns import low_runs
 from docintel.parsing.fitz import pymupdf
 from docintel.parsing.methods.base import MethodResult, PageInput, number_lines
 from docintel.settings import Settings
@@ -521,46 +522,30 @@ def _columns(body: list[Line], vcuts: list[float], x0: float, x1: float) -> list
     lo = min(s.x0 for s in segs)
     hi = max(s.x1 for s in segs)
     cuts: list[float] = []
-    i = 0
-    while i < n:
-        if cover[i] <= allowed:
-            j = i
-            while j < n and cover[j] <= allowed:
-                j += 1
-            g0, g1 = left + i * step, left + j * step
-            if g0 > lo + 1 and g1 < hi - 1 and g1 - g0 >= 2.5:
-                rules = [c for c in vcuts if g0 - 1 <= c <= g1 + 1]
-                cuts.append(rules[0] if rules else (g0 + g1) / 2)
-            i = j
-        else:
-            i += 1
+    for i, j in low_runs(cover, allowed):
+        g0, g1 = left + i * step, left + j * step
+        if g0 > lo + 1 and g1 < hi - 1 and g1 - g0 >= 2.5:
+            rules = [c for c in vcuts if g0 - 1 <= c <= g1 + 1]
+            cuts.append(rules[0] if rules else (g0 + g1) / 2)
     # soft gaps: a few cells centred over two columns (a merged body cell) bridge a real gap
     soft = max(allowed, int(0.25 * len(body)))
-    i = 0
-    while i < n:
-        if allowed < cover[i] <= soft:
-            j = i
-            while j < n and cover[j] <= soft:
-                j += 1
-            g0, g1 = left + i * step, left + j * step
-            crossing = [sg for sg in segs if sg.x0 < g1 and sg.x1 > g0]
-            both_sides = sum(
-                1
-                for ln in body
-                if any(g0 - 40 <= sg.x1 <= g0 + 0.5 for sg in segments(ln, rules=vcuts))
-                and any(g1 - 0.5 <= sg.x0 <= g1 + 40 for sg in segments(ln, rules=vcuts))
-            )
-            if (
-                g0 > lo + 1 and g1 < hi - 1 and g1 - g0 >= 4
-                and all(abs(k - (g0 + g1) / 2) > 4 for k in cuts)
-                and both_sides >= 0.4 * len(body)
-                and crossing
-                and all(sg.x0 < g0 - 3 and sg.x1 > g1 + 3 and g0 - 4 <= (sg.x0 + sg.x1) / 2 <= g1 + 4 for sg in crossing)
-            ):
-                cuts.append((g0 + g1) / 2)
-            i = j
-        else:
-            i += 1
+    for i, j in low_runs(cover, soft, above=allowed):
+        g0, g1 = left + i * step, left + j * step
+        crossing = [sg for sg in segs if sg.x0 < g1 and sg.x1 > g0]
+        both_sides = sum(
+            1
+            for ln in body
+            if any(g0 - 40 <= sg.x1 <= g0 + 0.5 for sg in segments(ln, rules=vcuts))
+            and any(g1 - 0.5 <= sg.x0 <= g1 + 40 for sg in segments(ln, rules=vcuts))
+        )
+        if (
+            g0 > lo + 1 and g1 < hi - 1 and g1 - g0 >= 4
+            and all(abs(k - (g0 + g1) / 2) > 4 for k in cuts)
+            and both_sides >= 0.4 * len(body)
+            and crossing
+            and all(sg.x0 < g0 - 3 and sg.x1 > g1 + 3 and g0 - 4 <= (sg.x0 + sg.x1) / 2 <= g1 + 4 for sg in crossing)
+        ):
+            cuts.append((g0 + g1) / 2)
     for c in vcuts:
         if lo + 1 < c < hi - 1 and all(abs(c - k) > 3 for k in cuts):
             cuts.append(c)

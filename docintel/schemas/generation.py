@@ -12,11 +12,9 @@ from pydantic import BaseModel, Field
 from docintel.schemas.answers import (
     Citation,
     Completeness,
-    Origin,
     PendingReference,
     RefType,
     ResolvedReference,
-    RetrievedVia,
     Tokens,
 )
 from docintel.schemas.questions import ParsedQuestion
@@ -44,20 +42,12 @@ class PassageLine(BaseModel):
     y1: float | None = None
 
 
-class Passage(BaseModel):
-    """A span of lines on one page, and how retrieval reached it."""
+class Passage(Citation):
+    """A span of lines on one page, and how retrieval reached it: the Citation it would make,
+    plus the lines themselves and what led to them. ``parsing_method`` is that of the whole span
+    ('a+b' when mixed)."""
 
     passage_id: str = Field(description='Short id a generator cites: "P1", "R1".')
-    doc_id: str
-    doc: str = Field(description="File name of the document.")
-    page: int = Field(description="1-based physical page.")
-    page_label: str = Field(description="Printed page label.")
-    line_start: int
-    line_end: int
-    parsing_method: str = Field(description="Parse the lines come from; 'a+b' when mixed.")
-    retrieved_via: RetrievedVia
-    referenced_from: Origin | None = Field(None, description="Set when retrieved_via is reference.")
-    reference_text: str | None = Field(None, description='The pointer that led here: "Table 3 row (E)".')
     ref_type: RefType | None = Field(None, description="Type of that pointer.")
     sub_selector: str | None = Field(None, description='Row asked for inside the target: "E".')
     note: str | None = Field(
@@ -79,18 +69,9 @@ class Passage(BaseModel):
         for line in self.lines:
             if lo <= line.line_num <= hi and line.parsing_method and line.parsing_method not in methods:
                 methods.append(line.parsing_method)
-        return Citation(
-            doc_id=self.doc_id,
-            doc=self.doc,
-            page=self.page,
-            page_label=self.page_label,
-            line_start=self.line_start if line_start is None else line_start,
-            line_end=self.line_end if line_end is None else line_end,
-            retrieved_via=self.retrieved_via,
-            referenced_from=self.referenced_from,
-            reference_text=self.reference_text,
-            parsing_method="+".join(methods) or self.parsing_method,
-        )
+        fields = {name: getattr(self, name) for name in Citation.model_fields}
+        fields.update(line_start=lo, line_end=hi, parsing_method="+".join(methods) or self.parsing_method)
+        return Citation(**fields)
 
 
 class GenerationRequest(BaseModel):

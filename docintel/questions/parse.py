@@ -29,6 +29,9 @@ STOP_WORDS = frozenset(
 # words that say something about the answer's shape but carry no topic
 _SHAPE_WORDS = frozenset("similar similarly different differ differs better worse same versus vs".split())
 
+_FRAME = re.compile(r"(?i)\b(?:looks?|looked|looking)\s+like\b")
+"""A question frame ("what does X look like?" asks to describe X): its words are not the topic."""
+
 _HOW_WORDS = frozenset("long often far large big small quickly soon old fast frequently early late".split())
 _TOKEN = re.compile(r"[^\W\d_][\w\-']*[^\W_]|[^\W\d_]|\d+(?:[.,]\d+)*(?:[a-z]{1,3}\b)?%?")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*(?:[a-z]{1,3})?%?$")
@@ -101,7 +104,7 @@ def focus_word(text: str) -> str | None:
 def parse_question(text: str, find_pointers: PointerFinder | None = None) -> ParsedQuestion:
     """Take a question apart. ``find_pointers`` (from docintel.references) detects "in Table 3"."""
     text = " ".join(text.split())
-    toks = tokens(text)
+    toks = tokens(_FRAME.sub(" ", text))
     keywords: list[str] = []
     for i, t in enumerate(toks):
         if t in STOP_WORDS or t in _SHAPE_WORDS or (len(t) < 2 and not t.isdigit()):

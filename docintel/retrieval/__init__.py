@@ -103,11 +103,62 @@ def retrieve(
                 retrieved_via=RetrievedVia.primary, score=c.score, lines=plines,
             )
         )
+    passages = _across_page_breaks(store, passages, names)
     if cands:  # sentence weights inside the answer's document
         from docintel.retrieval.search import doc_idf
 
         idf = doc_idf(store, parsed, cands[0].doc_id) or idf
     return passages, cands, idf
+
+
+def _across_page_breaks(store: Store, passages: list[Passage], names: dict[str, str]) -> list[Passage]:
+    """Each primary passage with the rest of a sentence a page break cut: when its page opens
+    mid-sentence, the paragraph that sentence starts on the page before ("... notionally
+    illustrated in Appendix B ... from informal, ad hoc responses to approaches that are agile,
+    risk-informed, and" | "continuously improving."); when it ends mid-sentence, the lines that
+    finish it on the next page. Neighbour pages already retrieved are not read twice."""
+    from docintel.retrieval.region import (
+        drop_margins,
+        ends_mid_sentence,
+        head_sentence,
+        opens_mid_sentence,
+        tail_paragraph,
+        to_passage_lines,
+    )
+    from docintel.store.view import best_lines
+
+    have = {(p.doc_id, p.page) for p in passages}
+    out: list[Passage] = []
+    for p in passages:
+        nums = [ln.line_num for ln in p.lines]
+        page = drop_margins(best_lines(store, p.doc_id, [p.page]), _heights(store, p.doc_id, [p.page]))
+        before: Passage | None = None
+        after: Passage | None = None
+        for step, edge, part, suffix in ((-1, opens_mid_sentence, tail_paragraph, "a"), (1, ends_mid_sentence, head_sentence, "z")):
+            line = edge(page)
+            other = p.page + step
+            if line is None or line not in nums or other < 1 or (p.doc_id, other) in have:
+                continue
+            near = drop_margins(best_lines(store, p.doc_id, [other]), _heights(store, p.doc_id, [other]))
+            rows = part(near)
+            if rows.empty:
+                continue
+            have.add((p.doc_id, other))
+            plines = to_passage_lines(rows.sort_values("line_num"))
+            got = [ln.line_num for ln in plines]
+            where = "starts on" if step < 0 else "ends on"
+            extra = Passage(
+                passage_id=f"{p.passage_id}{suffix}", doc_id=p.doc_id, doc=names.get(p.doc_id, p.doc_id), page=other,
+                page_label=_page_label(store, p.doc_id, other), line_start=min(got), line_end=max(got),
+                parsing_method=_methods(plines), retrieved_via=RetrievedVia.primary, score=p.score, lines=plines,
+                note=f"the sentence at page {p.page} line {line} {where} page {other}",
+            )
+            if step < 0:
+                before = extra
+            else:
+                after = extra
+        out.extend(x for x in (before, p, after) if x is not None)
+    return out
 
 
 def _heights(store: Store, doc_id: str, pages: list[int]) -> dict[int, float]:

@@ -146,6 +146,88 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     return lines[~margin]
 
 
+# -- sentences across a page break ---------------------------------------------------------------
+
+_BODY_WORDS = 6
+"""A prose line of the body has more words than this (running dates, headings and labels fewer)."""
+_PARAGRAPH_LINES = 12
+"""At most this many lines are read back from a page's end to the start of its last paragraph."""
+
+
+def _body(lines: pd.DataFrame) -> pd.DataFrame:
+    """The page's running prose lines in reading order: kind text, long enough to be body text."""
+    if lines.empty:
+        return lines
+    kinds = lines["kind"].fillna("text").astype(str) if "kind" in lines else pd.Series("text", index=lines.index)
+    words = lines["text"].astype(str).str.split().str.len()
+    return lines[kinds.eq("text") & (words > _BODY_WORDS)].sort_values("line_num")
+
+
+def _closed(text: str) -> bool:
+    return text.rstrip().rstrip("\"'’”)]").endswith((".", "!", "?", ":", ";"))
+
+
+def opens_mid_sentence(page: pd.DataFrame) -> int | None:
+    """The line number of the page's first body line when it continues a sentence from the page
+    before ("continuously improving. Selecting Tiers ..."): it starts with a lower-case letter."""
+    body = _body(page)
+    if body.empty:
+        return None
+    first = body.iloc[0]
+    text = str(first["text"]).lstrip()
+    return int(first["line_num"]) if text[:1].islower() else None
+
+
+def ends_mid_sentence(page: pd.DataFrame) -> int | None:
+    """The line number of the page's last body line when its sentence runs on to the next page."""
+    body = _body(page)
+    if body.empty:
+        return None
+    last = body.iloc[-1]
+    return None if _closed(str(last["text"])) else int(last["line_num"])
+
+
+def tail_paragraph(page: pd.DataFrame) -> pd.DataFrame:
+    """The last paragraph of a page whose final sentence runs on: lines back from its last body
+    line to the heading or sentence start that opens the paragraph (at most _PARAGRAPH_LINES)."""
+    if ends_mid_sentence(page) is None:
+        return page.iloc[0:0]
+    ordered = page.sort_values("line_num")
+    kinds = ordered["kind"].fillna("text").astype(str) if "kind" in ordered else pd.Series("text", index=ordered.index)
+    ordered = ordered[kinds.eq("text")]
+    end = int(_body(page).iloc[-1]["line_num"])
+    ordered = ordered[ordered["line_num"] <= end]
+    take: list[int] = []
+    for i in range(len(ordered) - 1, -1, -1):
+        row = ordered.iloc[i]
+        text = str(row["text"]).strip()
+        take.append(i)
+        if len(text.split()) <= _BODY_WORDS and not _closed(text):
+            break  # a heading ("3.2. CSF Tiers"): the paragraph's title, kept
+        if len(take) >= _PARAGRAPH_LINES:
+            break
+        prev = str(ordered.iloc[i - 1]["text"]) if i > 0 else ""
+        if i > 0 and _closed(prev) and text[:1].isupper() and len(prev.split()) <= _BODY_WORDS + 4:
+            break  # a short closed line above: the previous paragraph ended there
+    return ordered.iloc[sorted(take)]
+
+
+def head_sentence(page: pd.DataFrame) -> pd.DataFrame:
+    """The opening lines of a page that finish a sentence begun on the page before: up to the
+    first line that closes a sentence (at most _PARAGRAPH_LINES // 2 lines)."""
+    first = opens_mid_sentence(page)
+    if first is None:
+        return page.iloc[0:0]
+    body = _body(page)
+    body = body[body["line_num"] >= first]
+    take = []
+    for i in range(min(len(body), _PARAGRAPH_LINES // 2)):
+        take.append(i)
+        if re.search(r"[.!?][\"'’”)\]]*(\s|$)", str(body.iloc[i]["text"])):
+            break
+    return body.iloc[take]
+
+
 # -- converting rows ---------------------------------------------------------------------------
 
 

@@ -64,6 +64,17 @@ _CONDITION = re.compile(
     r"|except\s+(?:when|where|if)|as\s+long\s+as|contingent\s+(?:up)?on|subject\s+to|in\s+the\s+event\s+that)\b"
 )
 _DEFINITION = re.compile(r"(?i)\b(means|is\s+defined\s+as|refers\s+to|is\s+a|are\s+the|denotes)\b|:\s")
+_PURPOSE_Q = re.compile(r"(?i)\b(role|purpose|used\s+for|good\s+for|what\s+(?:is|are)\s+[\w\s\-]{1,40}\sfor)\b")
+_PURPOSE = re.compile(
+    r"(?i)\b(?:can|may|could|is|are)\s+(?:be\s+)?(?:used|designed|intended|meant)\s+(?:to|for)\b"
+    r"|\b(?:helps?|enables?|allows?|serves?\s+to|in\s+order\s+to|purpose|role)\b"
+)
+"""A question about what something is for, and a sentence that says what it is for."""
+_META = re.compile(
+    r"(?i)\bthis\s+(?:appendix|section|chapter|document|publication|paper|report|part|annex|guide)\s+"
+    r"(?:provides|describes|presents|discusses|gives|contains|covers|explains|summari[sz]es|is\s+based)\b"
+)
+"""A sentence about the document itself ("This appendix provides an overview of ..."), not its subject."""
 _NUM = re.compile(r"\d")
 _ASKED_KIND = [
     (re.compile(r"\bhow\s+(often|frequently)\b|\bat\s+what\s+(interval|frequency)\b"),
@@ -292,6 +303,10 @@ class ExtractiveGenerator:
             score += 0.3
         if shape == AnswerShape.definition and _DEFINITION.search(s.text):
             score += 0.5
+        if _PURPOSE_Q.search(request.question) and _PURPOSE.search(s.text):
+            score += 0.5
+        if _META.search(s.text) and not request.parsed.pointers:  # "What does Appendix A cover?" asks for it
+            score *= 0.5
         if len(s.text) < 25:
             score -= 0.5
         focus = request.parsed.focus
@@ -452,8 +467,10 @@ class ExtractiveGenerator:
         # a qualifier of a keyword the evidence does hold ("extra requirements" when it says
         # "additional requirements") is not required word for word
         toks = tokens_of(request.question)
+        # a capitalised word inside the question is a name ("the Partial tier"), never a qualifier
+        names = {w.lower() for w in re.findall(r"(?<=[\w,;)] )[A-Z][a-z][\w\-]*", request.question)}
         for i, t in enumerate(toks[:-1]):
-            if _stem(t) in cands and _stem(toks[i + 1]) in have and _stem(toks[i + 1]) in weights:
+            if _stem(t) in cands and t not in names and _stem(toks[i + 1]) in have and _stem(toks[i + 1]) in weights:
                 cands.pop(_stem(t), None)
         if not cands:
             return {}
@@ -575,8 +592,9 @@ class ExtractiveGenerator:
                 best = _matching_rows(body, weights)  # the question named the table: the rows it asks about
             elif request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order
                 best = body[:25]
-            else:  # a table a passage pointed at: the rows closest to the question
-                best = sorted(body, key=lambda r: (-len(_stems(_cells_text(r)) & set(weights)), r.line_num))[:3]
+            else:  # a table a passage pointed at: the rows the question singles out, else the closest ones
+                best = _matching_rows(body, weights)[:3] or sorted(
+                    body, key=lambda r: (-len(_stems(_cells_text(r)) & set(weights)), r.line_num))[:3]
             # no row names what the question asks about (or "What are the six Functions?"):
             # the whole table, in order
             best = best or body[:25]

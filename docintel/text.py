@@ -94,7 +94,10 @@ def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]
             and len(text) > 1
             and text[-2].isalpha()
         ):
-            text = text[:-1]
+            # "manage-/ment" is one word; "SCAP-/formatted" and "800-/53" keep their hyphen
+            word = re.search(r"(\w+)-$", text)
+            if not (word and (any(c.isupper() for c in word.group(1)[1:]) or any(c.isdigit() for c in word.group(1)))):
+                text = text[:-1]
         elif text:
             text += " "
         heading_open = heading

@@ -340,3 +340,110 @@ def test_a_quoted_row_ending_with_a_full_stop_is_not_closed_twice():
 
     assert _sentence_end("... or individuals.") == "... or individuals."
     assert _sentence_end("row (E): BLEU (dev) 25.7") == "row (E): BLEU (dev) 25.7."
+
+
+# -- question frames, sentences across a page break, purpose questions -------------------------
+
+
+def test_look_like_is_a_question_frame_not_the_topic():
+    """"What does X look like?" asks to describe X: "look" and "like" (rare words in a standard,
+    so heavy) must not outweigh the topic."""
+    p = parse_question("In CSF 2.0, what does cybersecurity risk governance look like at the Partial tier?")
+    assert "look" not in p.keywords and "like" not in p.keywords
+    assert {"governance", "partial", "tier"} <= set(p.keywords)
+    assert "like" in parse_question("Is a like-for-like replacement covered?").keywords[0]
+
+
+def _page(rows: list[tuple[str, str]]):
+    import pandas as pd
+
+    return pd.DataFrame([{"page_num": 1, "line_num": i + 1, "text": t, "kind": k, "y0": 70.0 + 15 * i}
+                         for i, (t, k) in enumerate(rows)])
+
+
+def test_page_break_edges():
+    from docintel.retrieval.region import ends_mid_sentence, head_sentence, opens_mid_sentence, tail_paragraph
+
+    end = _page([
+        ("Plan of Action and Milestones to address those gaps before the next review starts.", "text"),
+        ("3.2. CSF Tiers", "text"),
+        ("An organization can choose to use the Tiers to inform its Current and Target Profiles.", "text"),
+        ("The Tiers, as shown in Fig. 4 and notionally illustrated in Appendix B, reflect an", "text"),
+        ("organization's practices, from informal, ad hoc responses to approaches that are agile, and", "text"),
+    ])
+    start = _page([
+        ("Tier 1", "figure_text"),
+        ("February 26, 2024", "text"),
+        ("continuously improving. Selecting Tiers helps set the overall tone for how an organization", "text"),
+        ("will manage its cybersecurity risks in the years to come, with the resources it has.", "text"),
+        ("Tiers should complement an organization's cybersecurity risk management methodology.", "text"),
+    ])
+    assert ends_mid_sentence(end) == 5 and opens_mid_sentence(start) == 3
+    assert list(tail_paragraph(end)["line_num"]) == [2, 3, 4, 5]  # from the heading down
+    assert list(head_sentence(start)["line_num"]) == [3]
+    closed = _page([("The last sentence of this page ends here, as most page endings do in print.", "text")])
+    opened = _page([("The first sentence of the page starts afresh with a capital letter and ends.", "text")])
+    assert ends_mid_sentence(closed) is None and tail_paragraph(closed).empty
+    assert opens_mid_sentence(opened) is None and head_sentence(opened).empty
+
+
+def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(tmp_path):
+    """CSWP 29 p13 opens with "continuously improving."; the sentence, and the pointer to
+    Appendix B that the question needs, start on p12."""
+    from docintel import api
+    from docintel.parsing.fitz import pymupdf
+    from docintel.retrieval import _across_page_breaks
+    from docintel.settings import Settings
+    from docintel.store.store import Store
+
+    m = pymupdf()
+    doc = m.open()
+    for lines in (["3.2. Tiers", "An organization can choose to use the Tiers to inform its Current and Target Profiles.",
+                   "The Tiers, as notionally illustrated in Appendix B, describe a progression from informal, ad hoc",
+                   "responses to approaches that are agile, risk-informed, and"],
+                  ["continuously improving. Selecting Tiers helps set the overall tone for how an organization will",
+                   "manage its risks. Tiers should complement an organization's risk management methodology."]):
+        page = doc.new_page(width=612, height=792)
+        for i, text in enumerate(lines):
+            page.insert_text((72, 100 + 15 * i), text, fontsize=10.5, fontname="helv")
+    doc.save(tmp_path / "tiers.pdf")
+    root = tmp_path / "store"
+    api.ingest([tmp_path / "tiers.pdf"], Settings.load(env={}, store=root, quiet=True))
+    store = Store(root)
+    doc_id = next(iter(store.manifest()["documents"]))
+    lines = [PassageLine(line_num=i + 1, text=t) for i, t in enumerate(
+        ["continuously improving. Selecting Tiers helps set the overall tone for how an organization will",
+         "manage its risks. Tiers should complement an organization's risk management methodology."])]
+    p2 = _passage([], doc_id=doc_id, doc="tiers.pdf", page=2, page_label="2", line_end=2).model_copy(update={"lines": lines})
+    got = _across_page_breaks(store, [p2], {})
+    assert [p.page for p in got] == [1, 2]
+    before = got[0]
+    assert before.retrieved_via == RetrievedVia.primary and "starts on page 1" in before.note
+    assert before.lines[0].text == "3.2. Tiers" and "Appendix B" in before.text
+    p1 = before.model_copy(update={"passage_id": "P2", "note": None})
+    assert [p.passage_id for p in _across_page_breaks(store, [p1, p2], {})] == ["P2", "P1"]  # no page read twice
+
+
+def test_a_role_question_prefers_the_sentence_saying_what_it_is_for():
+    """SP 800-40 Appendix A: "what role does SCAP play" is answered by "SCAP can be used to
+    ... verifying the installation of patches", not by the appendix describing itself."""
+    target = _passage([
+        "Appendix A—Security Content Automation Protocol (SCAP) Tutorial",
+        "This appendix provides an overview of the Security Content Automation Protocol (SCAP) as it relates to",
+        "enterprise patch management technologies.",
+        "SCAP can be used to maintain the security of enterprise systems, such as automatically verifying the",
+        "installation of patches, checking system security configuration settings.",
+        "Table A-1 lists the component specifications for the SCAP version 1.2 protocol.",
+    ], passage_id="R1", page=22, page_label="14", retrieved_via=RetrievedVia.reference,
+        referenced_from=Origin(page=17, line=61), reference_text="Appendix A")
+    primary = _passage(["See Appendix A for more information on SCAP and its role in patch management."], page=17)
+    out = _generate("What role does SCAP play in patch management?", [primary, target],
+                    {"scap": 1.4, "role": 2.4, "play": 3.6, "patch": 0.06, "management": 0.06})
+    assert "installation of patches" in out.answer
+    assert "This appendix provides an overview" not in out.answer
+
+
+def test_a_hyphen_after_an_acronym_or_number_is_kept_at_a_line_break():
+    from docintel.text import join_lines
+
+    assert join_lines([(1, "SCAP-"), (2, "formatted data and manage-"), (3, "ment")])[0] == "SCAP-formatted data and management"

@@ -188,8 +188,10 @@ def _sentences(p: Passage) -> list[_Sentence]:
     # on a page of mostly horizontal text a sideways line is a margin note, not part of the
     # prose around it (on a landscape page stored unrotated every line is sideways: kept)
     margin = {ln.line_num for ln in sideways} if len(sideways) * 2 < len(p.lines) else set()
-    prose = [(ln.line_num, ln.text) for ln in p.lines if ln.kind not in ("table_row", "header") and ln.line_num not in margin]
-    out = [_Sentence(p, text, nums, k) for k, (text, nums) in enumerate(split_sentences(prose))]
+    prose = [(ln.line_num, ln.text) for ln in p.lines
+             if ln.kind not in ("table_row", "header", "footnote") and ln.line_num not in margin]
+    notes = [(ln.line_num, ln.text) for ln in p.lines if ln.kind == "footnote"]  # apart from the text they annotate
+    out = [_Sentence(p, text, nums, k) for k, (text, nums) in enumerate(split_sentences(prose) + split_sentences(notes))]
     rows = [ln for ln in p.lines if ln.kind == "table_row"]
     if rows:  # each table row is a "sentence" of its own: its cells with their headers
         for ln in rows:

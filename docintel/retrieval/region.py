@@ -105,8 +105,12 @@ def _units(lines: pd.DataFrame) -> list[Sentence]:
     a question that names its column (the generator reads rows the same way)."""
     kinds = lines["kind"].fillna("text").astype(str) if "kind" in lines else pd.Series("text", index=lines.index)
     is_row = kinds.eq("table_row") & lines["cells"].notna() if "cells" in lines else kinds.eq("_none_")
-    prose = lines[~is_row]
+    foot = kinds.eq("footnote")
+    prose = lines[~is_row & ~foot]
     out = split_sentences(list(zip(prose["line_num"].astype(int), prose["text"].astype(str))))
+    if foot.any():  # each footnote block apart from the sentences its marks sit in
+        notes = lines[foot]
+        out += split_sentences(list(zip(notes["line_num"].astype(int), notes["text"].astype(str))))
     if is_row.any():
         for num, text, raw in zip(lines.loc[is_row, "line_num"].astype(int), lines.loc[is_row, "text"].astype(str),
                                   lines.loc[is_row, "cells"]):
@@ -143,7 +147,54 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     short = lines["text"].astype(str).str.split().str.len() <= 12
     text_kind = lines["kind"].fillna("text").eq("text") if "kind" in lines else True
     margin = (h > 0) & ((y1 < share * h) | (y0 > (1 - share) * h)) & short & text_kind
-    return lines[~margin]
+    return mark_footnotes(lines[~margin], heights)
+
+
+_FOOTNOTE_MARK = re.compile(r"^(?:\d{1,3}|[*†‡§])(?:\s|$)")
+
+
+def mark_footnotes(lines: pd.DataFrame, heights: dict[int, float]) -> pd.DataFrame:
+    """Give kind ``footnote`` to the footnote block at the foot of each page: from the first line
+    in the lower 40% that starts with a note mark ("1 For the purposes of this document ...",
+    "32" above "http://nvd.nist.gov/") and is set smaller than the body text or below a wide
+    gap, down to the page's end. Read in line order, a footnote lands inside the sentence that
+    carries its mark ("an organization-wide 1 1 For the purposes ... approach to managing")."""
+    if lines.empty or "font_size" not in lines or "kind" not in lines:
+        return lines
+    out = lines
+    kinds = lines["kind"].fillna("text").astype(str)
+    for page_num, page in lines[kinds.eq("text")].groupby("page_num"):
+        h = heights.get(int(page_num), 0.0)
+        if h <= 0 or len(page) < 4:
+            continue
+        size = page["font_size"].astype(float)
+        words = page["text"].astype(str).str.split().str.len()
+        body = size[words > 6].median() if (words > 6).any() else size.median()
+        ys = page.sort_values("y0")
+        pitch = ys["y0"].astype(float).diff()
+        pitch = pitch[pitch > 1].median() if (pitch > 1).any() else 0.0
+        start = None
+        for i in range(1, len(ys)):
+            r = ys.iloc[i]
+            y = float(r["y0"])
+            if y < 0.6 * h or not _FOOTNOTE_MARK.match(str(r["text"])):
+                continue
+            fs = float(r["font_size"]) if r["font_size"] == r["font_size"] else body
+            gap = y - float(ys.iloc[i - 1]["y0"])
+            if fs > body + 0.1:
+                continue  # a numbered heading ("3 Premium") is set larger, not smaller
+            if fs <= body - 1.0 or (pitch and gap >= 1.8 * pitch):
+                start = y
+                break
+        if start is None:
+            continue
+        foot = page.index[page["y0"].astype(float) >= start - 0.5]
+        if len(foot) * 2 >= len(page):
+            continue  # half the page is no footnote block
+        if out is lines:
+            out = lines.copy()
+        out.loc[foot, "kind"] = "footnote"
+    return out
 
 
 # -- sentences across a page break ---------------------------------------------------------------

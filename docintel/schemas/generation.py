@@ -32,7 +32,7 @@ class PassageLine(BaseModel):
 
     line_num: int
     text: str
-    kind: str = Field("text", description="text | table_row | figure_text | image | header")
+    kind: str = Field("text", description="text | table_row | figure_text | image | header | footnote")
     parsing_method: str = "pymupdf"
     row_key: str | None = Field(None, description='table_row sub-selector: "(E)", "base".')
     cells: list[Cell] = Field(default_factory=list, description="table_row cells with their headers.")

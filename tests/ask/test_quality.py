@@ -447,3 +447,28 @@ def test_a_hyphen_after_an_acronym_or_number_is_kept_at_a_line_break():
     from docintel.text import join_lines
 
     assert join_lines([(1, "SCAP-"), (2, "formatted data and manage-"), (3, "ment")])[0] == "SCAP-formatted data and management"
+
+
+def test_a_footnote_is_kept_out_of_the_sentence_its_mark_sits_in():
+    """CSWP 29 p13: the footnote "1 For the purposes of this document ..." (8 pt, at the foot of
+    the page) comes in line order between "organization-wide 1" and "approach to managing"."""
+    import pandas as pd
+
+    from docintel.retrieval.region import _units, mark_footnotes
+
+    rows = [("continuously improving. Selecting Tiers helps set the overall tone for how an", 12.0, 71),
+            ("organization will manage its cybersecurity risks over the coming years.", 12.0, 86),
+            ("Tiers should complement an organization's cybersecurity risk management methodology rather", 12.0, 250),
+            ("than replace it. For example, an organization can use the Tiers as a", 12.0, 264),
+            ("benchmark for an organization-wide 1", 12.0, 279),
+            ("1 For the purposes of this document, the terms organization-wide and enterprise are the same.", 8.0, 710),
+            ("approach to managing cybersecurity risks. Progression to higher Tiers is encouraged.", 12.0, 293),
+            ("3 Premium", 13.0, 650)]
+    page = pd.DataFrame([{"page_num": 13, "line_num": i + 1, "text": t, "font_size": f, "y0": float(y), "kind": "text"}
+                         for i, (t, f, y) in enumerate(rows)])
+    marked = mark_footnotes(page, {13: 792.0})
+    assert list(marked.loc[marked["kind"] == "footnote", "line_num"]) == [6]  # not the larger numbered heading
+    sents = [u.text for u in _units(marked)]
+    assert any(s.startswith("For example") and s.endswith("approach to managing cybersecurity risks.") for s in sents), sents
+    assert not any("organization-wide 1 1 For" in s for s in sents)
+    assert mark_footnotes(page, {}).equals(page)  # no page height: nothing marked

@@ -38,8 +38,15 @@ def stem(word: str) -> str:
         if w.endswith(suf) and len(w) - len(suf) >= 4:
             w = w[: -len(suf)]
             break
+        if (suf in _VERB_ENDINGS and w.endswith(suf) and len(w) - len(suf) == 3
+                and w[1] in "aeiou" and w[2] not in "aeiouwxy"):
+            return w[:3] + "e"  # "making" -> "make", "noted" -> "note", "based" -> "base"
     # "objective" and "objectives" (-> "objectiv"), "phase" and "phases": one stem
     return w[:-1] if w.endswith("e") and len(w) > 4 else w
+
+
+_VERB_ENDINGS = frozenset({"ing", "ings", "ed"})
+"""A 3-letter stem left by these is a verb that drops its e: "mak(e)ing"."""
 
 
 def stems(text: str) -> set[str]:
@@ -53,8 +60,10 @@ def stems(text: str) -> set[str]:
 
 
 BULLET = re.compile(
-    r"^\s*(?:[•●○◦▪■□\u2013\u2014\uf0b7\uf0a7*]|-\s|\(?[a-z0-9]{1,2}\)\s)"
+    r"^\s*(?:[•●○◦▪■□\u2013\u2014*\ue000-\uf8ff]|-\s|\(?[a-z0-9]{1,2}\)\s)"
 )
+"""A list item's start; U+E000-U+F8FF are Symbol / Wingdings glyphs ("\uf0b7", "\uf03c") that
+PDFs set as bullets."""
 HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
 
 

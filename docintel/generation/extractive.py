@@ -33,7 +33,7 @@ from docintel.schemas.generation import (
     PassageLine,
 )
 from docintel.schemas.questions import AnswerShape
-from docintel.text import split_sentences
+from docintel.text import BULLET, split_sentences
 from docintel.text import stem as _stem
 from docintel.text import stems as _stems
 
@@ -154,6 +154,12 @@ class _Sentence:
     is_row: bool = False
 
 
+def _unbullet(text: str) -> str:
+    """A list item quoted without its bullet glyph ("\uf0b7 CIO" -> "CIO")."""
+    m = BULLET.match(text)
+    return text[m.end():].lstrip() if m and not re.match(r"\s*\(?[a-z0-9]{1,2}\)", text) else text
+
+
 def _sentence_end(text: str) -> str:
     """``text`` closed by one full stop (a table cell quoted last may already end with one)."""
     return text if text.rstrip().endswith((".", "!", "?")) else text + "."
@@ -254,6 +260,28 @@ def _matching_rows(rows: list[PassageLine], weights: dict[str, float]) -> list[P
     if top <= 0:
         return []
     return [r for r, sc in zip(rows, scores) if sc >= 0.999 * top]
+
+
+MAX_LIST_ITEMS = 15
+"""Items of a list after "include:" quoted with it."""
+
+PREMISE_WEIGHT = 0.3
+"""Weight left to a word found only in a question's premise when choosing a target's sentences."""
+
+
+def _asked_weights(weights: dict[str, float], question: str) -> dict[str, float]:
+    """``weights`` with the words found only in the question's premise ("We get thousands of
+    alerts a day. What can handlers do ...?", "Products provide X through SCAP: what role does
+    SCAP play?") scaled by PREMISE_WEIGHT. The premise found the page that points on; in the
+    target the sentence to quote is the one answering what is asked, not a repeat of the premise."""
+    parts = [x for x in re.split(r"(?<=[.:;])\s+", question.strip()) if x]
+    if len(parts) < 2 or not parts[-1].rstrip().endswith("?"):
+        return weights
+    asked = _stems(parts[-1])
+    premise = _stems(" ".join(parts[:-1])) - asked
+    if not asked & set(weights):
+        return weights
+    return {k: v * PREMISE_WEIGHT if k in premise else v for k, v in weights.items()}
 
 
 class ExtractiveGenerator:
@@ -377,7 +405,7 @@ class ExtractiveGenerator:
             chosen.sort(key=lambda s: (s.passage.passage_id, s.index))
         conditions: list[str] = []
         for s in chosen:
-            parts.append(f'"{s.text}" (page {s.passage.page_label}, lines {s.line_nums[0]}-{s.line_nums[-1]})')
+            parts.append(f'"{_unbullet(s.text)}" (page {s.passage.page_label}, lines {s.line_nums[0]}-{s.line_nums[-1]})')
             citations.append(s.passage.citation(s.line_nums[0], s.line_nums[-1]))
             for c in self._conditions(s, sents):
                 if c not in conditions:
@@ -410,7 +438,7 @@ class ExtractiveGenerator:
                     parts.append(text)
                     citations.append(p.citation(cited[0], cited[-1]) if cited else p.citation())
                 continue
-            text, cites = self._section_text(group, request, weights)
+            text, cites = self._section_text(group, request, _asked_weights(weights, request.question))
             if text:
                 parts.append(text)
                 citations.extend(cites)
@@ -533,9 +561,12 @@ class ExtractiveGenerator:
         for s in chosen:
             nxt = [t for t in sents if t.passage is s.passage and t.index > s.index]
             if s.text.rstrip().endswith(":"):
-                for t in nxt[:8]:
-                    if t.injected:
-                        break
+                listed = False
+                for k, t in enumerate(nxt[:MAX_LIST_ITEMS]):
+                    item = BULLET.match(t.text) is not None
+                    if t.injected or (listed and not item) or (not listed and k >= 8):
+                        break  # the list ended: the next paragraph is not part of it
+                    listed = listed or item
                     if id(t) not in have:
                         out.append(t)
                         have.add(id(t))

@@ -189,8 +189,8 @@ def mark_footnotes(lines: pd.DataFrame, heights: dict[int, float]) -> pd.DataFra
         if start is None:
             continue
         foot = page.index[page["y0"].astype(float) >= start - 0.5]
-        if len(foot) * 2 >= len(page):
-            continue  # half the page is no footnote block
+        if len(foot) * 2 >= len(page) or words.loc[foot].sum() < 3:
+            continue  # half the page is no footnote block; a lone number is a page number
         if out is lines:
             out = lines.copy()
         out.loc[foot, "kind"] = "footnote"

@@ -472,3 +472,39 @@ def test_a_footnote_is_kept_out_of_the_sentence_its_mark_sits_in():
     assert any(s.startswith("For example") and s.endswith("approach to managing cybersecurity risks.") for s in sents), sents
     assert not any("organization-wide 1 1 For" in s for s in sents)
     assert mark_footnotes(page, {}).equals(page)  # no page height: nothing marked
+
+
+def test_verb_forms_share_a_stem_and_symbol_font_bullets_start_list_items():
+    from docintel.text import join_lines
+
+    assert stem("making") == stem("make") and stem("noted") == stem("note") and stem("speeds") == stem("speed")
+    assert stem("string") != stem("strong")
+    text, _ = join_lines([(1, "packet sniffers."), (2, "\uf03c Filter the Data. There is not enough time.")])
+    assert text == "packet sniffers.\n\uf03c Filter the Data. There is not enough time."
+
+
+def test_a_list_after_a_colon_is_quoted_whole_without_bullets():
+    """SP 800-61 p43: the ninth notified party (US-CERT) carries the pointer to Section 2.3.4.3."""
+    items = ["\uf0b7 CIO", "\uf0b7 Head of information security", "\uf0b7 Local information security officer",
+             "\uf0b7 Other incident response teams", "\uf0b7 External incident response teams", "\uf0b7 System owner",
+             "\uf0b7 Human resources", "\uf0b7 Public affairs", "\uf0b7 Legal department",
+             "\uf0b7 US-CERT (required for Federal agencies; see Section 2.3.4.3).",
+             "Law enforcement is contacted separately, through the channels set in the policy."]
+    p = _passage(["The exact reporting requirements vary, but parties that are typically notified include:", *items])
+    from docintel.references.detect import find_pointers
+
+    q = "Which parties are typically notified when an incident is reported?"
+    out = ExtractiveGenerator(find_pointers=find_pointers).generate(
+        GenerationRequest(question=q, parsed=parse_question(q), passages=[p]))
+    assert "US-CERT" in out.answer and "\uf0b7" not in out.answer
+    assert "Law enforcement" not in out.answer  # the list ended before it
+    assert [r.raw_text for r in out.pending_references] == ["Section 2.3.4.3"]
+
+
+def test_a_target_is_read_for_what_is_asked_not_for_the_premise():
+    from docintel.generation.extractive import PREMISE_WEIGHT, _asked_weights
+
+    w = {"thousand": 2.9, "alert": 1.6, "handler": 1.2, "manageabl": 0.8}
+    got = _asked_weights(w, "We get thousands of alerts a day. What can handlers do to keep them manageable?")
+    assert got["thousand"] == 2.9 * PREMISE_WEIGHT and got["alert"] == 1.6 * PREMISE_WEIGHT and got["handler"] == 1.2
+    assert _asked_weights(w, "What can handlers do with thousands of alerts?") == w  # no premise

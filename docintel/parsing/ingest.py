@@ -150,9 +150,9 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
 def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, ocr_lang: str) -> Iterable[tuple[Path, str, str, object]]:
     """Yield (path, doc_id, sha, ParsedDocument | Exception) as documents finish.
 
-    With N workers, N - 1 spawned processes take the biggest files first while this process
-    (otherwise idle between writes) parses the smallest ones: one process start-up fewer, and
-    the pool is never starved while this process is busy.
+    With N workers and forking, N forked processes parse, biggest files first, and this process
+    writes. When spawning, N - 1 processes take the biggest files first while this process
+    (otherwise idle between writes) parses the smallest ones: one slow process start-up fewer.
     """
     def here(path: Path, doc_id: str, sha: str) -> object:
         try:
@@ -172,9 +172,13 @@ def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, oc
     # biggest files first: the pool works from the front of the queue, this process steals
     # from the back (a task the pool has not started yet can be cancelled and parsed here)
     order = sorted(todo, key=lambda t: t[0].stat().st_size, reverse=True)
-    n_procs = min(workers - 1, len(todo) - 1)
     ctx = multiprocessing.get_context(start_method())
-    if ctx.get_start_method() == "fork":
+    forked = ctx.get_start_method() == "fork"
+    # a forked worker starts in ~0.04 s: N of them parse while this process only writes (it
+    # cannot steal a task the pool has already queued, so parsing here left it idle at the end);
+    # a spawned worker costs ~0.9 s to start: N - 1 of them, and this process parses too
+    n_procs = min(workers, len(todo)) if forked else min(workers - 1, len(todo) - 1)
+    if forked:
         preload()  # the children inherit these modules instead of importing them again
     pool = ProcessPoolExecutor(max_workers=n_procs, mp_context=ctx, initializer=worker_init)
     try:
@@ -195,7 +199,7 @@ def _parse_all(todo: list[tuple[Path, str, str]], workers: int, ocr_dpi: int, oc
         while futures:
             yield from harvest([f for f in list(futures) if f.done()])
             stolen = None
-            while queue and stolen is None:
+            while queue and stolen is None and not forked:
                 fut = queue.pop()
                 if fut in futures and fut.cancel():
                     stolen = fut

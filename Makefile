@@ -51,6 +51,7 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 	$(BIN)/docintel eval corpora/golden/*.yaml --junit out/golden-junit.xml
+	$(BIN)/docintel eval corpora/golden/heldout/*.yaml --junit out/heldout-junit.xml
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow"
@@ -62,4 +63,4 @@ bench: install
 	$(BIN)/python bench/ask.py
 
 clean:
-	rm -rf $(VENV) $(STORE) out .pytest_cache *.egg-info corpora/golden/.docintel-eval
+	rm -rf $(VENV) $(STORE) out .pytest_cache *.egg-info corpora/golden/.docintel-eval corpora/golden/heldout/.docintel-eval

@@ -22,7 +22,7 @@ STOP_WORDS = frozenset(
     with within without won't would wouldn't yes you your yours yourself yourselves
     according described define defined definition describe explain list lists name named say says said
     state stated show shows shown mean means meaning much many whether compare compared comparison
-    doc pdf
+    doc pdf see sees
     """.split()
 )
 

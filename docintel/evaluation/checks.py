@@ -63,6 +63,10 @@ def _fold(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
+_CLOSEST = re.compile(r'Closest passage \(page [^)]*\): "[^\n]*"')
+"""The quote after "Not found: ..." of the passage that came nearest; no check counts it."""
+
+
 def _fmt_num(x: float) -> str:
     return f"{x:g}"
 
@@ -78,6 +82,8 @@ def check(expect: Expect, result: AskResult, grounding_text: str | None = None) 
     """
     out: list[CheckResult] = []
     answer = result.answer or ""
+    # a "Not found" answer's nearest miss is shown to the reader, not given as the answer
+    answer = _CLOSEST.sub(" ", answer)
     folded = _fold(answer)
 
     if expect.primary_page is not None:

@@ -112,3 +112,14 @@ def test_bad_page_ranges_are_rejected(pages):
 
     with pytest.raises(ValidationError):
         Expect(reference_pages=pages)
+
+
+def test_the_closest_passage_of_a_not_found_answer_is_not_the_answer():
+    """"Not found ... Closest passage (page 3): "Audit logs; 90 days"" shows a near miss; answer
+    checks must not pass on it (the Acme audit-log question did, for a "Not found" answer)."""
+    r = make_result("q", 'Not found: the retrieved pages do not answer this question (looked for: audit, logs). '
+                         'Closest passage (page 3): "Data category: Audit logs; Retention "period": 90 days"\n'
+                         'Schedule B (page 3): 35 days for backups.', completeness="partial")
+    checks = _by_name(check(Expect(answer_contains=["audit logs"], answer_numbers=[90]), r))
+    assert not checks["answer_contains"].passed and not checks["answer_numbers"].passed
+    assert _by_name(check(Expect(answer_numbers=[35]), r))["answer_numbers"].passed  # later lines still count

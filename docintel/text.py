@@ -133,3 +133,19 @@ def split_sentences(lines: list[tuple[int, str]]) -> list[tuple[str, list[int]]]
         )
         out.append((piece.strip(), nums or ([spans[0][1]] if spans else [0])))
     return out
+
+
+def row_text(cells: list[tuple[str, str]]) -> str:
+    """A table row as one sentence of "header: value" cells. A header repeated from the cell
+    before (a title spanning the columns) is said once, and a label cell ending with a colon
+    runs into its value: "Hard Copy Storage: Destroy: Destroy paper using ...", not
+    "Hard Copy Storage: Destroy:; Hard Copy Storage: Destroy paper using ..."."""
+    out = ""
+    prev_header = None
+    for header, value in cells:
+        part = f"{header}: {value}" if header and header != prev_header else value
+        if out:
+            out += " " if out.rstrip().endswith(":") else "; "
+        out += part
+        prev_header = header or prev_header
+    return out

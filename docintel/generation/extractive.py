@@ -33,7 +33,7 @@ from docintel.schemas.generation import (
     PassageLine,
 )
 from docintel.schemas.questions import AnswerShape
-from docintel.text import BULLET, split_sentences
+from docintel.text import BULLET, row_text, split_sentences
 from docintel.text import stem as _stem
 from docintel.text import stems as _stems
 
@@ -201,7 +201,7 @@ def _sentences(p: Passage) -> list[_Sentence]:
     rows = [ln for ln in p.lines if ln.kind == "table_row"]
     if rows:  # each table row is a "sentence" of its own: its cells with their headers
         for ln in rows:
-            text = "; ".join(f"{c.header}: {c.value}" if c.header else c.value for c in ln.cells) if ln.cells else ln.text
+            text = row_text([(c.header, c.value) for c in ln.cells]) if ln.cells else ln.text
             out.append(_Sentence(p, text, [ln.line_num], 0, is_row=True))
         out.sort(key=lambda x: x.line_nums[0])
         for k, x in enumerate(out):

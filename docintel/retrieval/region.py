@@ -19,7 +19,7 @@ from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
 from docintel.store.values import as_float
 from docintel.text import split_sentences as _split_sentences
-from docintel.text import stem, stems
+from docintel.text import row_text, stem, stems
 
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
 
@@ -116,7 +116,7 @@ def _units(lines: pd.DataFrame) -> list[Sentence]:
                                   lines.loc[is_row, "cells"]):
             try:
                 cells = json.loads(raw) if isinstance(raw, str) and raw else []
-                text = "; ".join(f"{c.get('header') or ''}: {c.get('value') or ''}" for c in cells) or text
+                text = row_text([(str(c.get("header") or ""), str(c.get("value") or "")) for c in cells]) or text
             except (ValueError, AttributeError, TypeError):
                 pass
             out.append(Sentence(text, [num]))

@@ -508,3 +508,11 @@ def test_a_target_is_read_for_what_is_asked_not_for_the_premise():
     got = _asked_weights(w, "We get thousands of alerts a day. What can handlers do to keep them manageable?")
     assert got["thousand"] == 2.9 * PREMISE_WEIGHT and got["alert"] == 1.6 * PREMISE_WEIGHT and got["handler"] == 1.2
     assert _asked_weights(w, "What can handlers do with thousands of alerts?") == w  # no premise
+
+
+def test_a_row_under_a_spanning_title_reads_once():
+    from docintel.text import row_text
+
+    cells = [("Hard Copy Storage", "Destroy:"), ("Hard Copy Storage", "Destroy paper using cross cut shredders.")]
+    assert row_text(cells) == "Hard Copy Storage: Destroy: Destroy paper using cross cut shredders."
+    assert row_text([("", "base"), ("N", "6"), ("PPL (dev)", "4.92")]) == "base; N: 6; PPL (dev): 4.92"

@@ -99,11 +99,18 @@ def best_window(
     return WindowScore(cov, sents[lo].line_nums[0], sents[hi].line_nums[-1], sents[i].line_nums[0], best_sentence)
 
 
+def kinds_of(lines: pd.DataFrame) -> pd.Series:
+    """Each line's kind ("text" where unset or where the frame has no kind column)."""
+    if "kind" not in lines:
+        return pd.Series("text", index=lines.index)
+    return lines["kind"].fillna("text").astype(str)
+
+
 def _units(lines: pd.DataFrame) -> list[Sentence]:
     """The scoring units of a page: the sentences of its prose, and each table row whole, read
     with its column headers ("POTENTIAL IMPACT MODERATE: The disruption ..."), so a row answers
     a question that names its column (the generator reads rows the same way)."""
-    kinds = lines["kind"].fillna("text").astype(str) if "kind" in lines else pd.Series("text", index=lines.index)
+    kinds = kinds_of(lines)
     is_row = kinds.eq("table_row") & lines["cells"].notna() if "cells" in lines else kinds.eq("_none_")
     foot = kinds.eq("footnote")
     prose = lines[~is_row & ~foot]
@@ -139,13 +146,13 @@ def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, floa
 
 def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 0.07) -> pd.DataFrame:
     """Drop running headers, footers and page numbers: short lines in the top or bottom
-    ``share`` of the page."""
+    ``share`` of the page; then mark the footnote blocks (:func:`mark_footnotes`)."""
     if lines.empty or not heights:
         return lines
     h = lines["page_num"].map(lambda p: heights.get(int(p), 0.0)).astype(float)
     y0, y1 = lines["y0"].astype(float), lines["y1"].astype(float)
     short = lines["text"].astype(str).str.split().str.len() <= 12
-    text_kind = lines["kind"].fillna("text").eq("text") if "kind" in lines else True
+    text_kind = kinds_of(lines).eq("text")
     margin = (h > 0) & ((y1 < share * h) | (y0 > (1 - share) * h)) & short & text_kind
     return mark_footnotes(lines[~margin], heights)
 
@@ -162,14 +169,13 @@ def mark_footnotes(lines: pd.DataFrame, heights: dict[int, float]) -> pd.DataFra
     if lines.empty or "font_size" not in lines or "kind" not in lines:
         return lines
     out = lines
-    kinds = lines["kind"].fillna("text").astype(str)
-    for page_num, page in lines[kinds.eq("text")].groupby("page_num"):
+    for page_num, page in lines[kinds_of(lines).eq("text")].groupby("page_num"):
         h = heights.get(int(page_num), 0.0)
         if h <= 0 or len(page) < 4:
             continue
         size = page["font_size"].astype(float)
         words = page["text"].astype(str).str.split().str.len()
-        body = size[words > 6].median() if (words > 6).any() else size.median()
+        body = size[words > _BODY_WORDS].median() if (words > _BODY_WORDS).any() else size.median()
         ys = page.sort_values("y0")
         pitch = ys["y0"].astype(float).diff()
         pitch = pitch[pitch > 1].median() if (pitch > 1).any() else 0.0
@@ -209,9 +215,8 @@ def _body(lines: pd.DataFrame) -> pd.DataFrame:
     """The page's running prose lines in reading order: kind text, long enough to be body text."""
     if lines.empty:
         return lines
-    kinds = lines["kind"].fillna("text").astype(str) if "kind" in lines else pd.Series("text", index=lines.index)
     words = lines["text"].astype(str).str.split().str.len()
-    return lines[kinds.eq("text") & (words > _BODY_WORDS)].sort_values("line_num")
+    return lines[kinds_of(lines).eq("text") & (words > _BODY_WORDS)].sort_values("line_num")
 
 
 def _closed(text: str) -> bool:
@@ -241,13 +246,10 @@ def ends_mid_sentence(page: pd.DataFrame) -> int | None:
 def tail_paragraph(page: pd.DataFrame) -> pd.DataFrame:
     """The last paragraph of a page whose final sentence runs on: lines back from its last body
     line to the heading or sentence start that opens the paragraph (at most _PARAGRAPH_LINES)."""
-    if ends_mid_sentence(page) is None:
+    end = ends_mid_sentence(page)
+    if end is None:
         return page.iloc[0:0]
-    ordered = page.sort_values("line_num")
-    kinds = ordered["kind"].fillna("text").astype(str) if "kind" in ordered else pd.Series("text", index=ordered.index)
-    ordered = ordered[kinds.eq("text")]
-    end = int(_body(page).iloc[-1]["line_num"])
-    ordered = ordered[ordered["line_num"] <= end]
+    ordered = page[kinds_of(page).eq("text") & (page["line_num"] <= end)].sort_values("line_num")
     take: list[int] = []
     for i in range(len(ordered) - 1, -1, -1):
         row = ordered.iloc[i]

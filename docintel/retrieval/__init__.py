@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +21,9 @@ from docintel.schemas.references import TargetRegion
 from docintel.store.store import Store
 from docintel.store.values import as_float as _num
 from docintel.store.values import as_int as _int
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RERANK_POOL = 8
 """Candidate pages re-ranked by their best sentence window."""
@@ -50,12 +54,10 @@ def retrieve(
     pages of the best page's document (weights for choosing sentences)."""
     from docintel.retrieval.region import (
         answer_span,
-        drop_margins,
         tabulate_runs,
         to_passage_lines,
     )
     from docintel.retrieval.search import ensure_index, rank_pages
-    from docintel.store.view import best_lines
 
     ensure_index(store, doc_ids)
     hits, idf = rank_pages(store, parsed, doc_ids, top_k=max(RERANK_POOL, top_k))
@@ -67,7 +69,7 @@ def retrieve(
     by_doc: dict[str, list[int]] = {}
     for h in hits:
         by_doc.setdefault(h.doc_id, []).append(h.page_num)
-    lines = {d: drop_margins(best_lines(store, d, pages), _heights(store, d, pages)) for d, pages in by_doc.items()}
+    lines = {d: page_lines(store, d, pages) for d, pages in by_doc.items()}
     tocs = {d: _toc(store, d) for d in by_doc}
     cands: list[Candidate] = []
     spans: dict[tuple[str, int], tuple[int, int]] = {}
@@ -103,7 +105,7 @@ def retrieve(
                 retrieved_via=RetrievedVia.primary, score=c.score, lines=plines,
             )
         )
-    passages = _across_page_breaks(store, passages, names)
+    passages = _across_page_breaks(store, passages, names, lines)
     if cands:  # sentence weights inside the answer's document
         from docintel.retrieval.search import doc_idf
 
@@ -111,27 +113,34 @@ def retrieve(
     return passages, cands, idf
 
 
-def _across_page_breaks(store: Store, passages: list[Passage], names: dict[str, str]) -> list[Passage]:
+def _across_page_breaks(
+    store: Store, passages: list[Passage], names: dict[str, str], loaded: dict[str, pd.DataFrame]
+) -> list[Passage]:
     """Each primary passage with the rest of a sentence a page break cut: when its page opens
     mid-sentence, the paragraph that sentence starts on the page before ("... notionally
     illustrated in Appendix B ... from informal, ad hoc responses to approaches that are agile,
     risk-informed, and" | "continuously improving."); when it ends mid-sentence, the lines that
-    finish it on the next page. Neighbour pages already retrieved are not read twice."""
+    finish it on the next page. Neighbour pages already retrieved are not read twice.
+    ``loaded``: doc_id -> the candidate pages' lines retrieval already read (page_lines)."""
     from docintel.retrieval.region import (
-        drop_margins,
         ends_mid_sentence,
         head_sentence,
         opens_mid_sentence,
         tail_paragraph,
         to_passage_lines,
     )
-    from docintel.store.view import best_lines
+
+    def lines_of(doc_id: str, page_num: int):
+        have_lines = loaded.get(doc_id)
+        if have_lines is not None and (have_lines["page_num"] == page_num).any():
+            return have_lines[have_lines["page_num"] == page_num]
+        return page_lines(store, doc_id, [page_num])
 
     have = {(p.doc_id, p.page) for p in passages}
     out: list[Passage] = []
     for p in passages:
         nums = [ln.line_num for ln in p.lines]
-        page = drop_margins(best_lines(store, p.doc_id, [p.page]), _heights(store, p.doc_id, [p.page]))
+        page = lines_of(p.doc_id, p.page)
         before: Passage | None = None
         after: Passage | None = None
         for step, edge, part, suffix in ((-1, opens_mid_sentence, tail_paragraph, "a"), (1, ends_mid_sentence, head_sentence, "z")):
@@ -139,7 +148,7 @@ def _across_page_breaks(store: Store, passages: list[Passage], names: dict[str, 
             other = p.page + step
             if line is None or line not in nums or other < 1 or (p.doc_id, other) in have:
                 continue
-            near = drop_margins(best_lines(store, p.doc_id, [other]), _heights(store, p.doc_id, [other]))
+            near = lines_of(p.doc_id, other)
             rows = part(near)
             if rows.empty:
                 continue
@@ -159,6 +168,15 @@ def _across_page_breaks(store: Store, passages: list[Passage], names: dict[str, 
                 after = extra
         out.extend(x for x in (before, p, after) if x is not None)
     return out
+
+
+def page_lines(store: Store, doc_id: str, pages: list[int]) -> pd.DataFrame:
+    """The best-parse lines of ``pages`` without running headers and footers, footnotes marked
+    (:func:`docintel.retrieval.region.drop_margins`): what every passage is cut from."""
+    from docintel.retrieval.region import drop_margins
+    from docintel.store.view import best_lines
+
+    return drop_margins(best_lines(store, doc_id, pages), _heights(store, doc_id, pages))
 
 
 def _heights(store: Store, doc_id: str, pages: list[int]) -> dict[int, float]:
@@ -258,7 +276,6 @@ def _fetch(
 ):
     """(first page's passage, the target's lines on later pages or None)."""
     from docintel.retrieval.region import (
-        drop_margins,
         header_rows,
         rebuild_row,
         rebuild_table,
@@ -268,10 +285,9 @@ def _fetch(
         tabulate_runs,
         to_passage_lines,
     )
-    from docintel.store.view import best_lines
 
     pages = list(range(region.page_start, region.page_end + 1))
-    lines = drop_margins(best_lines(store, region.doc_id, pages), _heights(store, region.doc_id, pages))
+    lines = page_lines(store, region.doc_id, pages)
     note_bits = []
     plines: list[PassageLine] = []
     more = None

@@ -415,13 +415,13 @@ def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(
         ["continuously improving. Selecting Tiers helps set the overall tone for how an organization will",
          "manage its risks. Tiers should complement an organization's risk management methodology."])]
     p2 = _passage([], doc_id=doc_id, doc="tiers.pdf", page=2, page_label="2", line_end=2).model_copy(update={"lines": lines})
-    got = _across_page_breaks(store, [p2], {})
+    got = _across_page_breaks(store, [p2], {}, {})
     assert [p.page for p in got] == [1, 2]
     before = got[0]
     assert before.retrieved_via == RetrievedVia.primary and "starts on page 1" in before.note
     assert before.lines[0].text == "3.2. Tiers" and "Appendix B" in before.text
     p1 = before.model_copy(update={"passage_id": "P2", "note": None})
-    assert [p.passage_id for p in _across_page_breaks(store, [p1, p2], {})] == ["P2", "P1"]  # no page read twice
+    assert [p.passage_id for p in _across_page_breaks(store, [p1, p2], {}, {})] == ["P2", "P1"]  # no page read twice
 
 
 def test_a_role_question_prefers_the_sentence_saying_what_it_is_for():

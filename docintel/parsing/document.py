@@ -79,7 +79,11 @@ def open_pdf(path: Path) -> tuple[Any, list[str]]:
     if "repair" in log:
         first = next((ln for ln in log.splitlines() if "error" in ln or "repair" in ln), "repaired")
         warnings.append(f"damaged PDF repaired by MuPDF ({first.strip()}): re-download the file to be sure nothing is missing")
-    if doc.page_count == 0:
+    try:
+        n_pages = doc.page_count  # a truncated file can open and still have no page tree
+    except RuntimeError:
+        n_pages = 0
+    if n_pages == 0:
         doc.close()
         raise DocumentError("PDF has no readable pages (truncated or damaged): re-download or remove it")
     return doc, warnings

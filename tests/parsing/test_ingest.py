@@ -112,6 +112,17 @@ def test_torture_files_fail_one_line_each_and_the_rest_is_kept(tmp_path, good_pd
     assert results["a.pdf"].status == FileStatus.unchanged
 
 
+def test_a_file_cut_after_its_header_says_re_download(tmp_path, shared_corpora):
+    """The first 5,000 bytes of a real PDF open, but asking for the page count raises
+    "code=7: Invalid number of pages": a one-line reason, not "unexpected RuntimeError"."""
+    from docintel.errors import DocumentError
+
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes((shared_corpora / "crossref" / "SP800-61rev2.pdf").read_bytes()[:5000])
+    with pytest.raises(DocumentError, match="no readable pages .* re-download"):
+        document.open_pdf(cut)
+
+
 def test_page_exception_keeps_the_document(tmp_path, monkeypatch):
     pdf = multi_page_pdf(tmp_path / "three.pdf", 3)
     real = document.baseline.extract_page

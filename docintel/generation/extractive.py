@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from docintel.generation.base import PointerFinder
 from docintel.schemas.answers import (
@@ -32,7 +33,7 @@ from docintel.schemas.generation import (
     Passage,
     PassageLine,
 )
-from docintel.schemas.questions import AnswerShape
+from docintel.schemas.questions import AnswerShape, ParsedQuestion
 from docintel.text import BULLET, row_text, split_sentences
 from docintel.text import stem as _stem
 from docintel.text import stems as _stems
@@ -152,6 +153,25 @@ class _Sentence:
     coverage: float = 0.0
     injected: bool = False
     is_row: bool = False
+    is_note: bool = False
+    cont: "_Sentence | None" = None
+    """The rest of this sentence on the next page (its text is already in ``text``)."""
+    stream: str = ""
+    """Passages read as one text: a page and the page its sentences run on to (a passage id)."""
+    pos: int = 0
+    """Reading order among the sentences of one :func:`_read` call."""
+
+    def quote(self) -> str:
+        """The sentence in quotes with where it stands: "..." (page 48, lines 41-42; page 49, lines 1-1)."""
+        where = "; ".join(f"page {x.passage.page_label}, lines {x.line_nums[0]}-{x.line_nums[-1]}" for x in self.parts())
+        return f'"{_unbullet(self.text)}" ({where})'
+
+    def parts(self) -> list["_Sentence"]:
+        """This sentence, and its rest on the next page if a page break cut it."""
+        return [self] if self.cont is None else [self, self.cont]
+
+    def citations(self) -> list[Citation]:
+        return [x.passage.citation(x.line_nums[0], x.line_nums[-1]) for x in self.parts()]
 
 
 def _unbullet(text: str) -> str:
@@ -197,7 +217,8 @@ def _sentences(p: Passage) -> list[_Sentence]:
     prose = [(ln.line_num, ln.text) for ln in p.lines
              if ln.kind not in ("table_row", "header", "footnote") and ln.line_num not in margin]
     notes = [(ln.line_num, ln.text) for ln in p.lines if ln.kind == "footnote"]  # apart from the text they annotate
-    out = [_Sentence(p, text, nums, k) for k, (text, nums) in enumerate(split_sentences(prose) + split_sentences(notes))]
+    body = split_sentences(prose)
+    out = [_Sentence(p, text, nums, k, is_note=k >= len(body)) for k, (text, nums) in enumerate(body + split_sentences(notes))]
     rows = [ln for ln in p.lines if ln.kind == "table_row"]
     if rows:  # each table row is a "sentence" of its own: its cells with their headers
         for ln in rows:
@@ -206,9 +227,49 @@ def _sentences(p: Passage) -> list[_Sentence]:
         out.sort(key=lambda x: x.line_nums[0])
         for k, x in enumerate(out):
             x.index = k
+    for x in out:
+        x.stream = p.passage_id
     return out
 
 
+_CLOSED = re.compile(r"[.!?:;][\"'”’)\]]*(?:\s*\d{1,3})?\s*$")
+"""A sentence that ends (a full stop, perhaps before a quote, bracket or footnote mark)."""
+
+
+def _read(passages: list[Passage]) -> list[_Sentence]:
+    """The sentences of ``passages`` in reading order. A passage that runs on from the one
+    before it (the next page of the same document, as retrieval adds it when a page break cuts a
+    sentence) is read as one text with it: a sentence cut by the break is joined back into one
+    ("... for representing the information they need to" | "share."), and what follows on the
+    next page counts as following it (``stream``, ``pos``)."""
+    out: list[_Sentence] = []
+    prev: Passage | None = None
+    tail: list[_Sentence] = []
+    for p in passages:
+        sents = _sentences(p)
+        if prev is not None and p.doc_id == prev.doc_id and p.page == prev.page + 1 and p.retrieved_via == prev.retrieved_via:
+            body = [x for x in tail if not x.is_row and not x.is_note]
+            last = max(body, key=lambda x: x.index) if body else None
+            first = min((x for x in sents if not x.is_note), key=lambda x: x.index, default=None)
+            for x in sents:
+                x.stream = tail[0].stream if tail else x.stream
+            if (last is not None and first is not None and not first.is_row and not _CLOSED.search(last.text)
+                    and first.text[:1].islower()):
+                last.text = f"{last.text} {first.text}"
+                last.cont = first
+                sents.remove(first)
+        out.extend(sents)
+        prev, tail = p, sents
+    for k, x in enumerate(out):
+        x.pos = k
+    return out
+
+
+
+
+def _after(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence]:
+    """The body sentences that follow ``s`` in its text (across a page break it runs on over)."""
+    return sorted((t for t in sents if t.stream == s.stream and t.pos > s.pos and not t.is_note), key=lambda t: t.pos)
 
 
 def _is_prose(text: str) -> bool:
@@ -262,6 +323,9 @@ def _matching_rows(rows: list[PassageLine], weights: dict[str, float]) -> list[P
     return [r for r, sc in zip(rows, scores) if sc >= 0.999 * top]
 
 
+POINTER_LOOKAHEAD = 3
+"""Sentences after a chosen one searched for a pointer about the same subject."""
+
 MAX_LIST_ITEMS = 15
 """Items of a list after "include:" quoted with it."""
 
@@ -269,17 +333,23 @@ PREMISE_WEIGHT = 0.3
 """Weight left to a word found only in a question's premise when choosing a target's sentences."""
 
 
-def _asked_weights(weights: dict[str, float], question: str) -> dict[str, float]:
+@lru_cache(maxsize=64)
+def _premise_only(premise: str, asked: str) -> frozenset[str]:
+    return frozenset(_stems(premise) - _stems(asked)) if premise else frozenset()
+
+
+def _premise(parsed: ParsedQuestion) -> frozenset[str]:
+    """Stems found only in the question's premise ("We get thousands of alerts a day.")."""
+    return _premise_only(parsed.premise, parsed.asked)
+
+
+def _asked_weights(weights: dict[str, float], parsed: ParsedQuestion) -> dict[str, float]:
     """``weights`` with the words found only in the question's premise ("We get thousands of
     alerts a day. What can handlers do ...?", "Products provide X through SCAP: what role does
-    SCAP play?") scaled by PREMISE_WEIGHT. The premise found the page that points on; in the
-    target the sentence to quote is the one answering what is asked, not a repeat of the premise."""
-    parts = [x for x in re.split(r"(?<=[.:;])\s+", question.strip()) if x]
-    if len(parts) < 2 or not parts[-1].rstrip().endswith("?"):
-        return weights
-    asked = _stems(parts[-1])
-    premise = _stems(" ".join(parts[:-1])) - asked
-    if not asked & set(weights):
+    SCAP play?") scaled by PREMISE_WEIGHT. The premise found the page; the sentence to quote is
+    the one answering what is asked, not a repeat of the premise."""
+    premise = _premise(parsed)
+    if not premise or not set(weights) - premise:
         return weights
     return {k: v * PREMISE_WEIGHT if k in premise else v for k, v in weights.items()}
 
@@ -325,9 +395,10 @@ class ExtractiveGenerator:
         s.coverage = got / total
         score = got
         low = s.text.lower()
+        premise = _premise(request.parsed)
         for term in request.parsed.terms:
-            if term in low:
-                score += 0.25 * len(term.split())
+            if term in low:  # a term only the premise names helps as little as its words do
+                score += 0.25 * len(term.split()) * (PREMISE_WEIGHT if _stems(term) <= premise else 1.0)
         shape = request.parsed.shape
         if shape == AnswerShape.value and _NUM.search(s.text):
             score += 0.3
@@ -357,10 +428,10 @@ class ExtractiveGenerator:
     # -- the answer ------------------------------------------------------------------------
 
     def generate(self, request: GenerationRequest) -> GeneratedAnswer:
-        weights = self._weights(request)
+        weights = _asked_weights(self._weights(request), request.parsed)
         primary = [p for p in request.passages if p.retrieved_via == RetrievedVia.primary]
         references = [p for p in request.passages if p.retrieved_via == RetrievedVia.reference]
-        sents = [s for p in primary for s in _sentences(p)]
+        sents = _read(primary)
         for s in sents:
             self._score(s, weights, request)
         usable = [s for s in sents if not s.injected and (s.is_row or _is_prose(s.text))]
@@ -382,8 +453,8 @@ class ExtractiveGenerator:
         if (best is None or best.coverage < floor) and named:
             pass
         elif window:  # no one sentence answers, adjacent ones do together: quote them
-            chosen = self._continuations(window, sents, weights, request.parsed.focus)
-            chosen.sort(key=lambda s: (s.passage.passage_id, s.index))
+            chosen = self._continuations(window, sents, weights, request.parsed.focus, floor)
+            chosen.sort(key=lambda s: s.pos)
         elif best is None or best.coverage < floor:
             missing = ", ".join(request.parsed.keywords) or request.question
             text = f"Not found: the retrieved pages do not answer this question (looked for: {missing})."
@@ -401,19 +472,20 @@ class ExtractiveGenerator:
             for s in ranked[1:3]:
                 if s.score >= 0.8 * best.score and s.coverage >= floor and s.text != best.text:
                     chosen.append(s)
-            chosen = self._continuations(chosen, sents, weights, request.parsed.focus)
-            chosen.sort(key=lambda s: (s.passage.passage_id, s.index))
+            chosen = self._continuations(chosen, sents, weights, request.parsed.focus, floor)
+            chosen.sort(key=lambda s: s.pos)
         conditions: list[str] = []
         for s in chosen:
-            parts.append(f'"{_unbullet(s.text)}" (page {s.passage.page_label}, lines {s.line_nums[0]}-{s.line_nums[-1]})')
-            citations.append(s.passage.citation(s.line_nums[0], s.line_nums[-1]))
+            parts.append(s.quote())
+            citations.extend(s.citations())
             for c in self._conditions(s, sents):
                 if c not in conditions:
                     conditions.append(c)
             for ref in self.find_pointers(s.text) if self.find_pointers else []:
-                line = _origin_line(s.passage, s, ref.raw_text)
-                ref = ref.model_copy(update={"doc_id": s.passage.doc_id, "origin": Origin(page=s.passage.page, line=line)})
-                key = (ref.raw_text, s.passage.page, line)
+                at = s.cont if s.cont is not None and ref.raw_text.lower() in s.cont.text.lower() else s
+                line = _origin_line(at.passage, at, ref.raw_text)
+                ref = ref.model_copy(update={"doc_id": at.passage.doc_id, "origin": Origin(page=at.passage.page, line=line)})
+                key = (ref.raw_text, at.passage.page, line)
                 if key in followed:
                     continue
                 if any(p.raw_text == ref.raw_text and p.origin == ref.origin for p in pending):
@@ -431,14 +503,14 @@ class ExtractiveGenerator:
                    p.referenced_from.line if p.referenced_from else None, p.doc_id)
             groups.setdefault(key, []).append(p)
         for group in groups.values():
-            p = group[0]
+            p = self._best_page(group, request, weights) if len(group) > 1 else group[0]
             if any(ln.kind in ("table_row", "figure_text") for ln in p.lines) or len(group) == 1 and not _sentences(p):
                 text, cited = self._reference_text(p, request, weights)
                 if text:
                     parts.append(text)
                     citations.append(p.citation(cited[0], cited[-1]) if cited else p.citation())
                 continue
-            text, cites = self._section_text(group, request, _asked_weights(weights, request.question))
+            text, cites = self._section_text(group, request, weights)
             if text:
                 parts.append(text)
                 citations.extend(cites)
@@ -483,15 +555,16 @@ class ExtractiveGenerator:
         asked-for noun ("Which standards ..." is answered by naming them, not by the word
         "standards"), words naming the kind of value ("minimum"; see ``_ASKED_KIND``), the
         question's verbs and adverbs, which answers paraphrase ("raising", "to notify", "does
-        SCAP play", "afterwards"), and a qualifier of a keyword the evidence holds ("extra
+        SCAP play", "afterwards"), words only its premise uses, and a qualifier of a keyword the evidence holds ("extra
         requirements" answered by "additional requirements")."""
         parsed = request.parsed
         named = {w for p in parsed.pointers for w in _stems(p.raw_text)} | {_stem(h) for h in parsed.doc_hints}
         verbs = _verb_like(request.question)
+        premise = _premise(parsed)  # "... unlocked with a biometric instead of a PIN. What ...?": a scene, not the topic
         cands: dict[str, str] = {}
         for k in parsed.keywords:
             st = _stem(k)
-            if st in named or k == parsed.focus or k in _LOW_VALUE or k in _NOT_TOPIC or k in verbs or _NUM.search(k) or k in _NUMBER_WORDS:
+            if st in named or st in premise or k == parsed.focus or k in _LOW_VALUE or k in _NOT_TOPIC or k in verbs or _NUM.search(k) or k in _NUMBER_WORDS:
                 continue
             cands.setdefault(st, k)
         # a qualifier of a keyword the evidence does hold ("extra requirements" when it says
@@ -540,9 +613,9 @@ class ExtractiveGenerator:
         by_passage: dict[str, list[_Sentence]] = {}
         for s in usable:
             if not s.is_row:
-                by_passage.setdefault(s.passage.passage_id, []).append(s)
+                by_passage.setdefault(s.stream, []).append(s)
         for group in by_passage.values():
-            group.sort(key=lambda s: s.index)
+            group.sort(key=lambda s: s.pos)
             for i in range(len(group)):
                 run = [s for s in group[i:i + width] if s.coverage > 0]
                 have = set().union(*(_stems(s.text) for s in run)) if run else set()
@@ -552,14 +625,18 @@ class ExtractiveGenerator:
         return best[1] if best[0] >= need else []
 
     def _continuations(
-        self, chosen: list[_Sentence], sents: list[_Sentence], weights: dict[str, float], focus: str | None = None
+        self, chosen: list[_Sentence], sents: list[_Sentence], weights: dict[str, float], focus: str | None = None,
+        floor: float = 1.0,
     ) -> list[_Sentence]:
-        """Add what a chosen sentence leads into: the list items after "include:", and a next
-        sentence that points elsewhere about the same subject ("For ..., see Section 5.1.3.3.")."""
+        """Add what a chosen sentence leads into: the list items after "include:", and a sentence
+        that points elsewhere about the same subject: the next one ("For ..., see Section
+        5.1.3.3."), or one of the next POINTER_LOOKAHEAD that holds ``floor`` of the question's
+        weight ("... use existing data exchange standards ... Appendix E provides a list of
+        existing standards defining data exchange models")."""
         out = list(chosen)
         have = {id(s) for s in out}
         for s in chosen:
-            nxt = [t for t in sents if t.passage is s.passage and t.index > s.index]
+            nxt = _after(s, sents)
             if s.text.rstrip().endswith(":"):
                 listed = False
                 for k, t in enumerate(nxt[:MAX_LIST_ITEMS]):
@@ -573,13 +650,21 @@ class ExtractiveGenerator:
                     if len(t.text.split()) > 40:
                         break
                 continue
-            if nxt and not nxt[0].injected and id(nxt[0]) not in have and self.find_pointers:
-                t = nxt[0]
+            if not self.find_pointers:
+                continue
+            for k, t in enumerate(nxt[:POINTER_LOOKAHEAD]):
+                if t.injected or t.is_row:
+                    break
+                if id(t) in have or not self.find_pointers(t.text):
+                    continue
                 shared = _stems(t.text) & set(weights)
-                if self.find_pointers(t.text) and (len(shared) >= 2 or (focus and _stem(focus) in shared)):
+                # the next sentence pointing on about the same subject, or a later one of the
+                # same passage that matches the question as well as an answer must
+                if (k == 0 and (len(shared) >= 2 or (focus and _stem(focus) in shared))) or t.coverage >= floor:
                     out.append(t)
                     have.add(id(t))
-        out.sort(key=lambda x: (x.passage.passage_id, x.index))
+                    break
+        out.sort(key=lambda x: x.pos)
         return out
 
     @staticmethod
@@ -594,10 +679,24 @@ class ExtractiveGenerator:
         m = _CONDITION.search(s.text)
         if m:
             out.append(s.text[m.start():].rstrip(".") + ".")
-        nxt = [t for t in sents if t.passage is s.passage and t.index == s.index + 1]
+        nxt = _after(s, sents)[:1]
         if nxt and _CONDITION.search(nxt[0].text) and not nxt[0].injected:
             out.append(nxt[0].text)
         return out
+
+    def _best_page(self, group: list[Passage], request: GenerationRequest, weights: dict[str, float]) -> Passage:
+        """The page of a target running over several pages that matches the question best (by its
+        best sentence, heading or table row): "Appendix E" opens with a table of organisations,
+        the data exchange standards asked about are in the table on its next page. The first page
+        on a tie."""
+        def best(p: Passage) -> float:
+            sents = _sentences(p)
+            for s in sents:
+                self._score(s, weights, request)
+            return max((s.score for s in sents if not s.injected), default=0.0)
+
+        scores = [best(p) for p in group]
+        return group[scores.index(max(scores))]
 
     def _reference_text(self, p: Passage, request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[int]]:
         head = f"{p.reference_text} (page {p.page_label})"
@@ -654,12 +753,16 @@ class ExtractiveGenerator:
 
     def _section_text(self, group: list[Passage], request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[Citation]]:
         """The best sentences of a text target that may run over several pages."""
-        sents = [s for p in group for s in _sentences(p)]
+        sents = _read(group)
         for s in sents:
             self._score(s, weights, request)
         usable = [s for s in sents if not s.injected and _is_prose(s.text)] or [s for s in sents if not s.injected]
         order = {id(s): k for k, s in enumerate(sents)}
-        top = sorted(usable, key=lambda s: (-s.score, order[id(s)]))[:2]
+        # a sentence about the target itself ("This appendix provides an overview of ...") only
+        # when nothing else in it matches, unless the question asks about the target by name
+        meta = (lambda s: s.score > 0 and bool(_META.search(s.text))) if not request.parsed.pointers else (lambda s: False)
+        top = sorted(usable, key=lambda s: (meta(s), -s.score, order[id(s)]))[:2]
+        top = [s for s in top if not meta(s)] or top
         title = None
         if not top or top[0].score <= 0 or top[0].coverage <= 0:
             # nothing in the section matches ("What does Appendix A discuss?"): its heading and
@@ -673,11 +776,10 @@ class ExtractiveGenerator:
         top = self._continuations(top, sents, weights, request.parsed.focus) if top and title is None and top[0].score > 0 else top
         top.sort(key=lambda s: order[id(s)])
         p0 = group[0]
-        pages = sorted({s.passage.page_label for s in top}, key=lambda x: [s.passage.page for s in top if s.passage.page_label == x][0])
-        head = f"{p0.reference_text} (page {', '.join(pages) or p0.page_label})"
+        labels = {x.passage.page: x.passage.page_label for s in top for x in s.parts()}
+        head = f"{p0.reference_text} (page {', '.join(labels[k] for k in sorted(labels)) or p0.page_label})"
         cites: list[Citation] = []
-        for s in top:
-            c = s.passage.citation(s.line_nums[0], s.line_nums[-1])
+        for c in (c for s in top for c in s.citations()):
             if cites and cites[-1].page == c.page and c.line_start <= cites[-1].line_end + 2:
                 cites[-1] = cites[-1].model_copy(update={"line_end": max(c.line_end, cites[-1].line_end)})
             else:

@@ -23,6 +23,8 @@ STOP_WORDS = frozenset(
     according described define defined definition describe explain list lists name named say says said
     state stated show shows shown mean means meaning much many whether compare compared comparison
     doc pdf see sees
+    exactly precisely really actually basically still already
+    currently specifically particularly
     """.split()
 )
 
@@ -58,8 +60,19 @@ def tokens(text: str) -> list[str]:
     return [re.sub(r"['’]s$", "", t.strip("'")).lower() for t in _TOKEN.findall(text)]
 
 
+def split_premise(text: str) -> tuple[str, str]:
+    """(premise, asked): a question that sets a scene first ("We get thousands of alerts a
+    day. What can handlers do ...?", "Legacy 802.11 has weak integrity: what is ...?") split
+    before its last sentence or clause; ("", text) when it is one sentence."""
+    parts = [x for x in re.split(r"(?<=[.:;])\s+", text.strip()) if x]
+    if len(parts) < 2 or not parts[-1].rstrip().endswith("?"):
+        return "", text.strip()
+    return " ".join(parts[:-1]), parts[-1]
+
+
 def answer_shape(text: str) -> AnswerShape:
-    q = text.strip().lower()
+    """The shape of answer the asked part of ``text`` wants (its premise says nothing of it)."""
+    q = split_premise(text)[1].strip().lower()
     first = q.split()[0] if q.split() else ""
     if re.search(r"\b(compare|comparison|versus|vs\.?|differ|difference|better|worse|higher|lower|more than|less than)\b", q):
         if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will"}:
@@ -69,10 +82,14 @@ def answer_shape(text: str) -> AnswerShape:
         return AnswerShape.yes_no
     if re.match(r"^(what|who)\s+(is|are)\s+(a|an|the\s+definition|meant)\b", q) or re.search(r"\b(define|definition of|what does .+ mean|meaning of)\b", q):
         return AnswerShape.definition
-    if re.match(r"^(list|enumerate|name)\b", q) or re.match(r"^(which|what)\s+(are|(?!(?:does|is|was|has)\b)\w+s)\b", q):
+    if re.match(r"^(list|enumerate|name)\b", q) or re.match(r"^(which|what)\s+(are|(?!(?:does|is|was|has)\b)\w+s)\b", q) or re.match(
+        r"^(which|what)\s+(?:\S+\s+){1,3}?(?!(?:does|is|was|has|this|its)\b)[\w\-]+s\s+(?:can|could|should|must|do|does|did|are|were|have|might|may|would|will|exist)\b", q
+    ):  # "Which existing data exchange standards could we use?"
         return AnswerShape.list
     if re.match(r"^(how\s+(many|much|long|often|large|big|small)|what\s+(is|was|are)\s+the\s+\w*\s*(value|number|score|rate|size|amount|limit|period|length|duration|percentage|count|minimum|maximum))", q) or re.search(r"\b(how many|how much|what percentage|what value|which value)\b", q):
         return AnswerShape.value
+    if re.match(r"^what\s+(role|purpose|part)\b", q):  # "what role does SCAP play": a description
+        return AnswerShape.other
     if first in {"what", "when", "how"}:
         return AnswerShape.value
     return AnswerShape.other
@@ -84,7 +101,7 @@ _FOCUS = re.compile(
 )
 _NOT_FOCUS = frozenset(
     "is are was were do does did can could should would will must may has have the a an it this that these those "
-    "kind kinds type types sort".split()
+    "kind kinds type types sort role roles purpose part".split()
 )
 
 
@@ -152,6 +169,7 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
         for name in names:
             hints.extend(w for w in tokens(name) if w not in hints)
     pointers = [p for p in pointers if p.ref_type.value != "external"]
+    premise, asked = split_premise(text)
     return ParsedQuestion(
         text=text,
         keywords=keywords,
@@ -159,6 +177,8 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
         numbers=numbers,
         pointers=pointers,
         shape=answer_shape(text),
-        focus=focus_word(text),
+        focus=focus_word(asked),
         doc_hints=hints,
+        premise=premise,
+        asked=asked,
     )

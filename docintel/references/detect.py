@@ -217,7 +217,18 @@ def find_mentions(text: str) -> list[Mention]:
             )
         )
     found.sort(key=lambda x: x.start)
+    # "see Section 10.2.1 for memorized secrets and Section 10.4 for biometrics": a mention
+    # coordinated with a triggered one in the same clause is pointed at by the same "see"
+    for prev, cur in zip(found, found[1:]):
+        if prev.triggered and not cur.triggered and cur.ref.ref_type != RefType.external:
+            between = text[prev.end:cur.start]
+            if len(between) <= 60 and _COORDINATED.search(between) and not re.search(r"[.;:]\s", between):
+                cur.triggered = True
     return found
+
+
+_COORDINATED = re.compile(r"(?i)(?:\band\b|\bor\b|,)\s*(?:in\s+|to\s+)?(?:the\s+)?$")
+"""What joins a second pointer to the first: "..., and Section 10.4", "or in Table 3"."""
 
 
 def _singular(word: str) -> str:

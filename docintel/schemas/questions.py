@@ -43,3 +43,7 @@ class ParsedQuestion(BaseModel):
         default_factory=list,
         description='Words that name a document ("the Transformer paper" -> ["transformer"]).',
     )
+    premise: str = Field(
+        "", description='What the question states before it asks ("We get thousands of alerts a day."); "" if nothing.'
+    )
+    asked: str = Field("", description='The sentence that asks ("What can handlers do ...?"); the whole text if no premise.')

@@ -73,6 +73,15 @@ def test_external_pointers(text):
     assert ref.ref_type.value == "external" and ref.raw_text in text
 
 
+def test_a_pointer_coordinated_with_a_triggered_one_is_a_pointer_too():
+    """SP 800-63B p67: the "see" 50 characters back points at both sections."""
+    text = ("Usability considerations for the additional factor apply as well — see Section 10.2.1 for "
+            "memorized secrets and Section 10.4 for biometrics used in multifactor authenticators.")
+    assert [r.raw_text for r in find_pointers(text)] == ["Section 10.2.1", "Section 10.4"]
+    # a new sentence is not coordinated: "Section 4" there is a subject, not a pointer
+    assert [r.raw_text for r in find_pointers("The design differs from Section 3. Section 4 is new.")] == ["Section 3"]
+
+
 def test_caption_is_not_a_pointer():
     assert find_pointers("Table 3: Variations on the Transformer architecture.") == []
 

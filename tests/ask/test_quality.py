@@ -501,13 +501,26 @@ def test_a_list_after_a_colon_is_quoted_whole_without_bullets():
     assert [r.raw_text for r in out.pending_references] == ["Section 2.3.4.3"]
 
 
-def test_a_target_is_read_for_what_is_asked_not_for_the_premise():
+def test_a_question_is_read_for_what_is_asked_not_for_the_premise():
     from docintel.generation.extractive import PREMISE_WEIGHT, _asked_weights
+    from docintel.questions.parse import parse_question
 
     w = {"thousand": 2.9, "alert": 1.6, "handler": 1.2, "manageabl": 0.8}
-    got = _asked_weights(w, "We get thousands of alerts a day. What can handlers do to keep them manageable?")
+    q = parse_question("We get thousands of alerts a day. What can handlers do to keep them manageable?")
+    assert q.premise == "We get thousands of alerts a day." and q.asked.startswith("What can handlers")
+    got = _asked_weights(w, q)
     assert got["thousand"] == 2.9 * PREMISE_WEIGHT and got["alert"] == 1.6 * PREMISE_WEIGHT and got["handler"] == 1.2
-    assert _asked_weights(w, "What can handlers do with thousands of alerts?") == w  # no premise
+    assert _asked_weights(w, parse_question("What can handlers do with thousands of alerts?")) == w  # no premise
+
+
+def test_the_shape_of_the_answer_comes_from_the_asked_sentence():
+    from docintel.questions.parse import parse_question
+    from docintel.schemas.questions import AnswerShape
+
+    q = parse_question("We want to automate sharing. Which existing data exchange standards could we use?")
+    assert q.shape == AnswerShape.list  # "We want ..." says nothing of the shape; "Which ... standards" a list
+    assert parse_question("Which IEEE 802.11 variants does the guide describe?").shape == AnswerShape.list
+    assert parse_question("Which SDLC model does SP 800-64 use?").shape != AnswerShape.list
 
 
 def test_a_row_under_a_spanning_title_reads_once():
@@ -516,3 +529,64 @@ def test_a_row_under_a_spanning_title_reads_once():
     cells = [("Hard Copy Storage", "Destroy:"), ("Hard Copy Storage", "Destroy paper using cross cut shredders.")]
     assert row_text(cells) == "Hard Copy Storage: Destroy: Destroy paper using cross cut shredders."
     assert row_text([("", "base"), ("N", "6"), ("PPL (dev)", "4.92")]) == "base; N: 6; PPL (dev): 4.92"
+
+
+def test_a_sentence_cut_by_a_page_break_is_read_whole_and_the_pointer_after_it_is_taken():
+    """SP 800-61 pp 57-58: "... use existing data exchange standards for representing the
+    information they need to" | "share. ... Appendix E provides a non-exhaustive list of existing
+    standards defining data exchange models ..." (two sentences on)."""
+    a = _passage(["Once the organization understands the types of information they will share, it models them.",
+                  "Wherever possible, an organization should use existing data exchange standards for",
+                  "representing the information they need to"], page=57, page_label="48")
+    b = _passage(["share. The organization should work with its partner organizations on the models.",
+                  "When selecting models, organizations may prefer to select multiple models.",
+                  "Appendix E provides a non-exhaustive list of existing standards defining data exchange",
+                  "models that are applicable to the incident response domain."],
+                 passage_id="P1z", page=58, page_label="49")
+    q = "We want to automate sharing with partners. Which existing data exchange standards could we use?"
+    w = {"want": 0.5, "automat": 0.4, "shar": 0.2, "partner": 0.6, "exist": 1.1, "data": 0.4, "exchang": 1.7,
+         "standard": 1.0, "use": 0.2}
+    parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)]).model_copy(update={"weights": w})
+    gen = ExtractiveGenerator(find_pointers=lambda text: [m.ref for m in find_mentions(text)])
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[a, b]))
+    assert "they need to share." in out.answer  # one sentence, cited on both pages
+    assert "(page 48, lines 2-3; page 49, lines 1-1)" in out.answer
+    assert [(r.raw_text, r.origin.page, r.origin.line) for r in out.pending_references] == [("Appendix E", 58, 3)]
+
+
+def test_a_target_over_several_pages_is_read_on_the_page_that_matches():
+    """Appendix E opens with a table of organisations; the standards asked about are on its
+    next page."""
+    def rows(items, page):
+        lines = [PassageLine(line_num=i + 1, text=f"{k} {v}", kind="table_row", row_key=k,
+                             cells=[Cell(header="Title", value=k), Cell(header="Description", value=v)])
+                 for i, (k, v) in enumerate(items)]
+        return Passage(passage_id=f"R{page}", doc_id="d", doc="x.pdf", page=page, page_label=str(page), line_start=1,
+                       line_end=len(lines), parsing_method="pymupdf", retrieved_via=RetrievedVia.reference,
+                       reference_text="Appendix E", referenced_from=Origin(page=58, line=3), lines=lines)
+    orgs = rows([("APWG", "Anti-Phishing Working Group"), ("CERT/CC", "CERT Coordination Center")], 72)
+    specs = rows([("CAPEC", "Common Attack Pattern Enumeration, a data exchange standard"),
+                  ("IODEF", "Incident Object Description Exchange Format")], 73)
+    q = "Which data exchange standards exist?"
+    parsed = parse_question(q).model_copy(update={"weights": {"data": 1.0, "exchang": 1.5, "standard": 1.0, "exist": 0.5}})
+    out = ExtractiveGenerator().generate(GenerationRequest(question=q, parsed=parsed, passages=[orgs, specs],
+                                                            pass_number=2))
+    assert "CAPEC" in out.answer and "APWG" not in out.answer
+
+
+def test_filler_adverbs_are_not_keywords():
+    assert {"exactly", "really", "still"}.isdisjoint(parse_question("What exactly is still really missing?").keywords)
+
+
+def test_a_running_head_set_low_is_dropped_but_a_heading_near_the_top_is_kept():
+    import pandas as pd
+
+    from docintel.retrieval.region import drop_margins
+
+    rows = [("NIST SP 800-63B", 35, 49), ("AUTHENTICATION & LIFECYCLE MANAGEMENT", 49, 60),
+            ("Usability considerations", 62, 74), ("Users have to remember which finger they used for enrollment.", 90, 102),
+            ("61", 732, 745)]
+    page = pd.DataFrame([{"page_num": 1, "line_num": i + 1, "text": t, "kind": "text", "y0": float(a), "y1": float(b)}
+                         for i, (t, a, b) in enumerate(rows)])
+    kept = drop_margins(page, {1: 792.0})
+    assert list(kept["text"]) == ["Usability considerations", "Users have to remember which finger they used for enrollment."]

@@ -17,7 +17,7 @@ def register(app: typer.Typer) -> None:
         store: Optional[Path] = StoreOpt,
         doc: Optional[List[str]] = DocOpt,
         top_k: Optional[int] = typer.Option(None, "--top-k", min=1, help="Pages retrieved in the first pass. Default: 1."),
-        max_loops: Optional[int] = typer.Option(None, "--max-loops", min=0, help="Reference-following passes; 0 disables. Default: 1."),
+        max_loops: Optional[int] = typer.Option(None, "--max-loops", min=0, help="Reference-following passes; 0 disables the loop (and the runner-up page read after a partial first answer). Default: 1."),
         generator: Optional[str] = typer.Option(None, "--generator", help="extractive (default, offline) or openai ($DOCINTEL_GENERATOR)."),
         model: Optional[str] = typer.Option(None, "--model", help="Model name for the openai generator ($DOCINTEL_MODEL)."),
         json_output: bool = JsonOpt,

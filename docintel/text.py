@@ -42,7 +42,9 @@ def stem(word: str) -> str:
                 and w[1] in "aeiou" and w[2] not in "aeiouwxy"):
             return w[:3] + "e"  # "making" -> "make", "noted" -> "note", "based" -> "base"
     # "objective" and "objectives" (-> "objectiv"), "phase" and "phases": one stem
-    return w[:-1] if w.endswith("e") and len(w) > 4 else w
+    w = w[:-1] if w.endswith("e") and len(w) > 4 else w
+    # "authenticated", "authenticate" and "authentication" (-> "authentic"): one stem
+    return w[:-2] if w.endswith("at") and len(w) >= 7 else w
 
 
 _VERB_ENDINGS = frozenset({"ing", "ings", "ed"})

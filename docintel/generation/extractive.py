@@ -101,7 +101,7 @@ _POINTER_ID = re.compile(
     r"(?i)\b(?:fig(?:ure)?|table|section|sec|appendix|annex|clause|page|p|sp|fips|nist)\.?\s*[A-Z]?\d[\w.\-]*"
 )
 _NOT_TOPIC = frozenset(
-    "minimum maximum least most average typical total amount number value range like unlike kind type".split()
+    "minimum maximum least most average typical total amount number value range like unlike kind kinds type types sort sorts".split()
 )
 """Words naming the kind of value asked for, not its topic (the bound itself is checked instead)."""
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve first second third".split())
@@ -632,7 +632,8 @@ class ExtractiveGenerator:
         that points elsewhere about the same subject: the next one ("For ..., see Section
         5.1.3.3."), or one of the next POINTER_LOOKAHEAD that holds ``floor`` of the question's
         weight ("... use existing data exchange standards ... Appendix E provides a list of
-        existing standards defining data exchange models")."""
+        existing standards defining data exchange models"); and the sentence before when it
+        points on and shares two of the question's words with the chosen one."""
         out = list(chosen)
         have = {id(s) for s in out}
         for s in chosen:
@@ -664,6 +665,15 @@ class ExtractiveGenerator:
                     out.append(t)
                     have.add(id(t))
                     break
+            # the sentence before, when it points on about the same subject ("Periodic
+            # reauthentication SHALL be performed as described in Section 7.2. At AAL1, ...")
+            before = [t for t in sents if t.stream == s.stream and t.pos < s.pos and not t.is_note and not t.is_row]
+            t = max(before, key=lambda t: t.pos) if before else None
+            if t is not None and id(t) not in have and not t.injected and self.find_pointers(t.text):
+                shared = _stems(t.text) & _stems(s.text) & set(weights)
+                if len(shared) >= 2:
+                    out.append(t)
+                    have.add(id(t))
         out.sort(key=lambda x: x.pos)
         return out
 

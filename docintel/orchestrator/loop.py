@@ -6,6 +6,8 @@ question parsing -> retrieval (top-k pages) -> generation -> decide ->
 The decision reads only ``answer_completeness`` and ``pending_references`` (never a confidence
 score):
 
+- partial, no pointer open or followed, first time -> ``read_runner_up``: the next-ranked page
+  is added and the answer regenerated (once; off with ``max_loops`` 0);
 - no internal pointer left open -> ``return_to_user`` when the answer is complete, else
   ``give_up_partial`` (nothing more to follow: "not found", or a pointer the corpus lacks);
 - internal pointers open and budget left -> ``resolve_references`` (one loop);
@@ -37,6 +39,11 @@ from docintel.schemas.answers import (
     Verdict,
 )
 from docintel.settings import Settings
+
+
+RUNNER_UP_PAGES = 1
+"""Pages past top-k the loop reads when the first answer is partial and points nowhere (the
+page that ranked next often holds what the best one only mentions); 0 with --max-loops 0."""
 
 
 def _key(ref: PendingReference | ResolvedReference) -> tuple:
@@ -170,6 +177,7 @@ def answer(question: str, settings: Settings) -> AskResult:
 
     pass_no, loops = 0, 0
     llm_calls, tok_p, tok_c = 0, 0, 0
+    runner_up_left = RUNNER_UP_PAGES if ask.max_loops > 0 and not parsed.pointers else 0
     while True:
         from docintel.schemas.generation import GenerationRequest
 
@@ -197,6 +205,15 @@ def answer(question: str, settings: Settings) -> AskResult:
                                                   status=RefStatus.external, doc_id=r.doc_id, origin=r.origin))
         internal = [r for r in out.pending_references if r.ref_type != RefType.external]
         new = [r for r in internal if _key(r) not in attempted]
+        if not new and out.answer_completeness == Completeness.partial and runner_up_left and not ref_passages:
+            # the page read does not answer and points nowhere: read the runner-up page once
+            more = _runner_up(store, parsed, doc_ids, passages, retrieve)
+            runner_up_left -= 1
+            if more:
+                passages = passages + more
+                record["decision"] = "read_runner_up"
+                record["runner_up"] = [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in more]
+                continue
         if not new:
             completeness = out.answer_completeness
             if internal and completeness == Completeness.complete:
@@ -240,6 +257,16 @@ def answer(question: str, settings: Settings) -> AskResult:
     )
     trace["verdict"] = {"decision": verdict.value, "completeness": completeness.value, "passes": pass_no}
     return _finish(result, trace, clock, ask.trace)
+
+
+def _runner_up(store: Any, parsed: Any, doc_ids: list[str], have: list[Any], retrieve: Any) -> list[Any]:
+    """The primary passages of the best-ranked page not read yet (with the page-break lines
+    retrieval adds to it), renumbered after ``have``; [] when there is none."""
+    read = {(p.doc_id, p.page) for p in have}
+    top = len({(p.doc_id, p.page) for p in have if p.passage_id.rstrip("az") == p.passage_id})
+    passages, _, _ = retrieve(store, parsed, doc_ids, top_k=top + 1)
+    fresh = [p for p in passages if p.passage_id.rstrip("az") == f"P{top + 1}" and (p.doc_id, p.page) not in read]
+    return fresh if any(p.passage_id == f"P{top + 1}" for p in fresh) else []
 
 
 def _in_named_documents(store: Any, pointers: list[PendingReference], doc_ids: list[str]) -> list[PendingReference]:

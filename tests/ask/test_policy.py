@@ -107,3 +107,35 @@ def test_schedule_table_rows_read_from_flat_lines(policy_store):
     ref = [c for c in out["citations"] if c["retrieved_via"] == "reference"]
     assert ref and ref[0]["page"] == 3 and ref[0]["reference_text"] == "Schedule B"
     assert "Backup tapes" in out["answer"] and "35 days" in out["answer"]
+
+
+def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_store, monkeypatch):
+    """The top page mentions the topic but neither answers nor points on: the loop reads the
+    page ranked next (one more page, never more), and not at all with --max-loops 0."""
+    import docintel.retrieval as retrieval
+    from docintel.schemas.answers import RetrievedVia
+    from docintel.schemas.generation import Passage, PassageLine
+
+    doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+
+    def page(i: int, text: str) -> Passage:
+        return Passage(passage_id=f"P{i}", doc_id=doc_id, doc="policy.pdf", page=i, page_label=str(i), line_start=1,
+                       line_end=1, parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
+                       lines=[PassageLine(line_num=1, text=text)])
+
+    pages = [page(1, "Tape rotation is discussed with the records team every year."),
+             page(2, "Backup tapes are rotated every 35 days and kept offsite."),
+             page(3, "Backup tapes are rotated every 7 days by the night shift.")]
+    asked = []
+
+    def fake_retrieve(store, parsed, doc_ids, top_k=1):
+        asked.append(top_k)
+        return pages[:top_k], [], {}
+
+    monkeypatch.setattr(retrieval, "retrieve", fake_retrieve)
+    out = ask(policy_store, "How often are backup tapes rotated?")
+    assert "every 35 days" in out["answer"] and "7 days" not in out["answer"]
+    assert asked == [1, 2] and out["passes"] == 2 and out["answer_completeness"] == "complete"
+    asked.clear()
+    out = ask(policy_store, "How often are backup tapes rotated?", ask__max_loops=0)
+    assert asked == [1] and out["answer"].startswith("Not found")

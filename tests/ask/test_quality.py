@@ -479,6 +479,8 @@ def test_verb_forms_share_a_stem_and_symbol_font_bullets_start_list_items():
 
     assert stem("making") == stem("make") and stem("noted") == stem("note") and stem("speeds") == stem("speed")
     assert stem("string") != stem("strong")
+    assert stem("reauthenticated") == stem("reauthentication") == stem("reauthenticate")
+    assert stem("format") != stem("form") and stem("threat") == "threat"
     text, _ = join_lines([(1, "packet sniffers."), (2, "\uf03c Filter the Data. There is not enough time.")])
     assert text == "packet sniffers.\n\uf03c Filter the Data. There is not enough time."
 
@@ -590,3 +592,18 @@ def test_a_running_head_set_low_is_dropped_but_a_heading_near_the_top_is_kept():
                          for i, (t, a, b) in enumerate(rows)])
     kept = drop_margins(page, {1: 792.0})
     assert list(kept["text"]) == ["Usability considerations", "Users have to remember which finger they used for enrollment."]
+
+
+def test_a_pointer_in_the_sentence_before_the_answer_is_followed():
+    """SP 800-63B p16: "Periodic reauthentication ... SHALL be performed as described in Section
+    7.2. At AAL1, reauthentication of the subscriber SHOULD be repeated at least once per 30 days"."""
+    p = _passage(["Authenticators at AAL1 may be single-factor.",
+                  "Periodic reauthentication of subscriber sessions SHALL be performed as described in Section 7.2.",
+                  "At AAL1, reauthentication of the subscriber SHOULD be repeated at least once per 30 days."])
+    q = "How often should a session at AAL1 be reauthenticated, and what must the subscriber present?"
+    parsed = parse_question(q).model_copy(update={"weights": {"aal1": 1.0, "reauthent": 2.0, "session": 0.8,
+                                                              "subscrib": 0.6, "present": 0.9}})
+    gen = ExtractiveGenerator(find_pointers=lambda text: [m.ref for m in find_mentions(text) if m.triggered])
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[p]))
+    assert "at least once per 30 days" in out.answer
+    assert [r.raw_text for r in out.pending_references] == ["Section 7.2"]

@@ -746,8 +746,19 @@ class ExtractiveGenerator:
             seen: dict[str, None] = {}
             for ln in labels:
                 seen.setdefault(" ".join(ln.text.split()), None)
-            return (_sentence_end(f"{head}, labels read from the image: " + ", ".join(seen) + caveat),
-                    sorted(ln.line_num for ln in labels))
+            text = _sentence_end(f"{head}, labels read from the image: " + ", ".join(seen) + caveat)
+            nums = [ln.line_num for ln in labels]
+            # the text under it (caption, discussion) says what the drawing shows
+            under = p.model_copy(update={"lines": [ln for ln in p.lines if ln.kind == "text"]})
+            told = [s for s in _sentences(under) if not s.injected and _is_prose(s.text)]
+            for s in told:
+                self._score(s, weights, request)
+            told = [s for s in sorted(told, key=lambda s: (-s.score, s.index))[:2] if s.score > 0]
+            if told:
+                told.sort(key=lambda s: s.index)
+                text += " Below it: " + " ".join(f'"{s.text}"' for s in told)
+                nums += [n for s in told for n in s.line_nums]
+            return text, sorted(nums)
         sents = _sentences(p)
         if not sents:
             return (f"{head}: the target holds no text lines{caveat}." if p.lines or caveat else ""), []

@@ -332,7 +332,9 @@ def _fetch(
         if region.object_key and "object_key" in page:
             obj = page[page["object_key"] == region.object_key]
             if not obj.empty:
-                page = obj
+                import pandas as pd
+
+                page = pd.concat([obj, _text_under(page, obj)])
         plines = to_passage_lines(page.sort_values("line_num"))
     nums = [p.line_num for p in plines] or [0]
     origin = region.origin
@@ -349,6 +351,33 @@ def _fetch(
         referenced_from=origin, reference_text=region.raw_text, ref_type=region.ref_type,
         sub_selector=region.sub_selector, note=note, lines=plines,
     ), more
+
+
+TEXT_UNDER_LINES = 8
+"""Body lines read under a figure: the caption and the paragraph that discusses it."""
+
+
+def _text_under(page: pd.DataFrame, obj: pd.DataFrame) -> pd.DataFrame:
+    """The body lines right below a figure, up to the next heading or TEXT_UNDER_LINES lines:
+    its caption and the paragraph explaining it ("... data breaches could lead to identity
+    theft. However, privacy risks can also arise by means that are unrelated to cybersecurity
+    incidents."), which its labels alone do not say."""
+    from docintel.retrieval.region import kinds_of
+    from docintel.text import is_heading
+
+    if "y0" not in page or obj.empty:
+        return page.iloc[0:0]
+    bottom = obj["y1"].astype(float).max()
+    below = page[(page["y0"].astype(float) > bottom) & kinds_of(page).eq("text")
+                 & ~page.index.isin(obj.index)].sort_values("y0")
+    keep, prev = [], ""
+    for i, (idx, r) in enumerate(below.iterrows()):
+        text = str(r["text"])
+        if i >= TEXT_UNDER_LINES or (keep and is_heading(text, prev)):
+            break
+        keep.append(idx)
+        prev = text
+    return below.loc[keep]
 
 
 def _page_label(store: Store, doc_id: str, page_num: int) -> str:

@@ -607,3 +607,30 @@ def test_a_pointer_in_the_sentence_before_the_answer_is_followed():
     out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[p]))
     assert "at least once per 30 days" in out.answer
     assert [r.raw_text for r in out.pending_references] == ["Section 7.2"]
+
+
+def test_a_followed_figure_brings_the_text_under_it():
+    """CSWP 29 Fig. 6: the labels are fragments; the paragraph under the figure says how
+    cybersecurity and privacy risks relate."""
+    import pandas as pd
+
+    from docintel.retrieval import _text_under
+
+    rows = [("Cybersecurity Risks", "figure_text", 100, 112, "figure:6"), ("Privacy Risks", "figure_text", 100, 112, "figure:6"),
+            ("Fig. 6. Cybersecurity and privacy risk relationship", "text", 300, 312, None),
+            ("However, privacy risks can also arise by means that are unrelated to cybersecurity incidents.", "text", 320, 332, None),
+            ("3.5 Communicating Supply Chain Risks", "text", 360, 372, None),
+            ("The CSF can also help an organization communicate.", "text", 380, 392, None)]
+    page = pd.DataFrame([{"page_num": 18, "line_num": i + 1, "text": t, "kind": k, "y0": float(a), "y1": float(b),
+                          "object_key": o} for i, (t, k, a, b, o) in enumerate(rows)])
+    under = _text_under(page, page[page["object_key"] == "figure:6"])
+    assert list(under["line_num"]) == [3, 4]  # caption and paragraph, up to the next heading
+
+    lines = [PassageLine(line_num=i + 1, text=t, kind=k) for i, (t, k, *_rest) in enumerate(rows[:4])]
+    figure = _passage([], passage_id="R1", page=18, page_label="13", retrieved_via=RetrievedVia.reference,
+                      referenced_from=Origin(page=17, line=37), reference_text="Fig. 6").model_copy(update={"lines": lines})
+    primary = _passage(["Privacy risks: cybersecurity and privacy objectives overlap, as illustrated in Fig. 6."], page=17)
+    out = _generate("How does CSF 2.0 see the relationship between cybersecurity risk and privacy risk?", [primary, figure],
+                    {"relationship": 1.0, "cybersecurity": 0.5, "risk": 0.3, "privacy": 1.2})
+    assert "labels read from the image: Cybersecurity Risks, Privacy Risks." in out.answer
+    assert "Below it:" in out.answer and "unrelated to cybersecurity incidents" in out.answer

@@ -329,6 +329,10 @@ POINTER_LOOKAHEAD = 3
 MAX_LIST_ITEMS = 15
 """Items of a list after "include:" quoted with it."""
 
+NEAR_MISS = 0.5
+"""Share of the answer floor a best sentence that does not answer must hold for the pointers in
+and around it to be followed ("not answered here; the closest passage points to Section 3.1")."""
+
 PREMISE_WEIGHT = 0.3
 """Weight left to a word found only in a question's premise when choosing a target's sentences."""
 
@@ -448,6 +452,7 @@ class ExtractiveGenerator:
 
         named = [p for p in references if p.referenced_from is None]  # targets named in the question
         chosen: list[_Sentence] = []
+        leads: list[_Sentence] = []
         floor = min_coverage(len(request.parsed.keywords))
         window = self._window(usable, weights, 2 * floor) if best is not None and best.coverage < floor else []
         if (best is None or best.coverage < floor) and named:
@@ -458,15 +463,23 @@ class ExtractiveGenerator:
         elif best is None or best.coverage < floor:
             missing = ", ".join(request.parsed.keywords) or request.question
             text = f"Not found: the retrieved pages do not answer this question (looked for: {missing})."
-            if best is not None and best.coverage > 0:
+            if best is not None and best.coverage >= NEAR_MISS * floor and self.find_pointers:
+                # a near miss that points on: what it points at may answer (followed by the loop)
+                near = self._continuations([best], sents, weights, request.parsed.focus, NEAR_MISS * floor)
+                leads = near if any(self.find_pointers(t.text) for t in near) else []
+            if leads:
+                text = (f"The retrieved pages do not answer this directly (looked for: {missing}); "
+                        "the closest passage points on:")
+            elif best is not None and best.coverage > 0:
                 text += f' Closest passage (page {best.passage.page_label}): "{best.text}"'
                 citations.append(best.passage.citation(best.line_nums[0], best.line_nums[-1]))
             if ignored:
                 text += " " + self._ignored_note(ignored)
             # reference passages pulled in by question pointers can still answer
-            if not references:
+            if not references and not leads:
                 return GeneratedAnswer(answer=text, citations=citations, answer_completeness=Completeness.partial)
             parts.append(text)
+            chosen = leads
         else:
             chosen = [best]
             for s in ranked[1:3]:
@@ -533,6 +546,9 @@ class ExtractiveGenerator:
         if (best is None or best.coverage < floor) and not window:
             completeness = Completeness.partial if not any(p.lines for p in references) else (
                 Completeness.references_unresolved if internal_open else Completeness.complete)
+            # followed from a near miss: complete only if what was quoted and followed answers
+            if leads and completeness == Completeness.complete and self._coverage("\n".join(parts[1:]), weights) < floor:
+                completeness = Completeness.partial
         elif internal_open:
             completeness = Completeness.references_unresolved
         else:
@@ -546,6 +562,12 @@ class ExtractiveGenerator:
             answer="\n".join(parts), citations=citations, pending_references=pending,
             answer_completeness=completeness,
         )
+
+    @staticmethod
+    def _coverage(text: str, weights: dict[str, float]) -> float:
+        """Share of the question's weight the words of ``text`` hold."""
+        have = _stems(_PROVENANCE.sub(" ", text))
+        return sum(v for k, v in weights.items() if k in have) / (sum(weights.values()) or 1.0)
 
     @staticmethod
     def _focus_terms(weights: dict[str, float], request: GenerationRequest, have: set[str]) -> dict[str, str]:

@@ -25,6 +25,8 @@ STOP_WORDS = frozenset(
     doc pdf see sees
     exactly precisely really actually basically still already
     currently specifically particularly
+    may might shall i'm i've i'd i'll we're we've we'd we'll you're you've you'd you'll they're they've
+    they'd they'll he's she's let's can't won't
     """.split()
 )
 
@@ -57,7 +59,7 @@ def split_of(raw: str) -> tuple[str | None, str]:
 
 
 def tokens(text: str) -> list[str]:
-    return [re.sub(r"['’]s$", "", t.strip("'")).lower() for t in _TOKEN.findall(text)]
+    return [re.sub(r"'s$", "", t.strip("'")).lower() for t in _TOKEN.findall(text.replace("’", "'"))]
 
 
 def split_premise(text: str) -> tuple[str, str]:

@@ -158,6 +158,14 @@ def find_mentions(text: str) -> list[Mention]:
             continue
         if rtype == RefType.section and word.lower().startswith("para") and not ident[:1].isdigit():
             continue
+        if rtype == RefType.section and _STATUTE_ID.match(ident):
+            # "section 401(k)(11)", "section 403(b)": a tax-code or statute section, not a part of
+            # this document (its own sections are numbered 7.2, 7.2(b))
+            raw = m.group(0).strip().rstrip(".,;")
+            taken.append((m.start(), m.end()))
+            found.append(Mention(PendingReference(raw_text=raw, ref_type=RefType.external, ref_target=raw),
+                                 m.start(), m.end(), True))
+            continue
         if ident in {"I"} and rtype not in (RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit):
             continue  # "Table I" is rare, "in section I" mostly prose
         sub = _clean_sub(m.group("sub") or m.group("sub2"))
@@ -226,6 +234,9 @@ def find_mentions(text: str) -> list[Mention]:
                 cur.triggered = True
     return found
 
+
+_STATUTE_ID = re.compile(r"^\d{3,}(?:\([a-zA-Z0-9]{1,4}\))+$")
+"""A section id of three or more digits with a lettered subsection: a statute's, not the document's."""
 
 _COORDINATED = re.compile(r"(?i)(?:\band\b|\bor\b|,)\s*(?:in\s+|to\s+)?(?:the\s+)?$")
 """What joins a second pointer to the first: "..., and Section 10.4", "or in Table 3"."""

@@ -278,16 +278,18 @@ class Resolver:
         if not ref.ref_target or norm_id(ref.ref_target) in ("previous", "next") or ref.ref_type == RefType.page:
             return None
         tid = re.escape(str(ref.ref_target))
+        # the word in any case, the title after the id capitalised: "401(k) plan and your
+        # employer" (prose about a tax-code section) is not a heading
         if ref.ref_type in (RefType.section, RefType.clause):
-            pat = rf"^\s*(?:(?:section|clause|§)\s*)?{tid}\.?\s+[A-Z]"
+            pat = rf"^\s*(?:(?i:section|clause|§)\s*)?{tid}\.?\s+[A-Z]"
         else:
             word = {"figure": "(?:figure|fig\\.)"}.get(ref.ref_type.value, ref.ref_type.value)
-            pat = rf"^\s*{word}\s+{tid}(?![\w.\-]\d)\s*(?:[:.\-—]|$|\s+[A-Z])"
+            pat = rf"^\s*(?i:{word})\s+{tid}(?![\w.\-]\d)\s*(?:[:.\-—]|$|\s+[A-Z])"
         lines = self.store.read_table("line_df", [doc], columns=["page_num", "line_num", "text", "y0", "parsing_method", "font_size"])
         if lines.empty:
             return None
         lines = lines[lines["parsing_method"].isin(["pymupdf", "tesseract"])] if lines["parsing_method"].isin(["pymupdf", "tesseract"]).any() else lines
-        m = lines[lines["text"].astype(str).str.contains(pat, case=False, regex=True)]
+        m = lines[lines["text"].astype(str).str.contains(pat, case=True, regex=True)]
         if ref.origin is not None:
             m = m[~((m["page_num"] == ref.origin.page) & (m["line_num"] == ref.origin.line))]
         if m.empty:

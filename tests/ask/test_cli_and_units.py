@@ -202,3 +202,11 @@ def test_part_of_a_named_document_is_scoped_to_it(raw, file_name, followed):
     ref = PendingReference(raw_text=raw, ref_type=RefType.appendix, ref_target="A")
     out = _in_named_documents(FakeStore(), [ref], ["d1"])[0]
     assert (out.ref_type != RefType.external and out.doc_id == "d1") if followed else out.ref_type == RefType.external
+
+
+def test_a_statute_section_is_external():
+    """1040NR instructions: "section 403(b) plans" is the tax code, not a section of the form."""
+    (ref,) = find_pointers("$18,500 for section 403(b) plans if you qualify for the 15-year rule")
+    assert ref.ref_type.value == "external" and ref.raw_text == "section 403(b)"
+    (ref,) = find_pointers("as described in Section 7.2(b) of this policy")
+    assert ref.ref_type.value == "section" and ref.ref_target == "7.2(b)"

@@ -634,3 +634,31 @@ def test_a_followed_figure_brings_the_text_under_it():
                     {"relationship": 1.0, "cybersecurity": 0.5, "risk": 0.3, "privacy": 1.2})
     assert "labels read from the image: Cybersecurity Risks, Privacy Risks." in out.answer
     assert "Below it:" in out.answer and "unrelated to cybersecurity incidents" in out.answer
+
+
+def test_a_near_miss_that_points_on_is_followed_and_complete_only_if_the_target_answers():
+    """SP 800-40 p6: "As discussed in Section 3.1, an installed patch might not take effect until
+    the affected software is restarted" holds too little of a long question to answer it, but it
+    points to where the answer is."""
+    q = "Our console says a patch is installed but we doubt it is active. Why might an installed patch not be in effect yet, and how do we confirm it?"
+    w = {"consol": 1.0, "patch": 0.2, "install": 0.3, "doubt": 1.5, "activ": 1.2, "effect": 0.3, "confirm": 2.0, "yet": 1.0}
+    primary = _passage(["Patch management software is widely used.",
+                        "As discussed in Section 3.1, an installed patch might not take effect until the affected software is restarted."],
+                       page=6, page_label="6")
+    parsed = parse_question(q).model_copy(update={"weights": w})
+    gen = ExtractiveGenerator(find_pointers=lambda text: [m.ref for m in find_mentions(text) if m.triggered])
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary]))
+    assert "the closest passage points on" in out.answer and "Not found" not in out.answer
+    assert [r.raw_text for r in out.pending_references] == ["Section 3.1"]
+    assert out.answer_completeness == Completeness.partial
+
+    def target(text: str) -> Passage:
+        return _passage([text], passage_id="R1", page=11, page_label="11", retrieved_via=RetrievedVia.reference,
+                        referenced_from=Origin(page=6, line=2), reference_text="Section 3.1")
+
+    answers = target("To confirm a patch is active and in effect, check the state of the host after restarting it.")
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary, answers], pass_number=2))
+    assert out.answer_completeness == Completeness.complete and "Section 3.1 (page 11)" in out.answer
+    off_topic = target("Section 3.1 describes the history of the organisation.")
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary, off_topic], pass_number=2))
+    assert out.answer_completeness == Completeness.partial

@@ -510,6 +510,7 @@ class ExtractiveGenerator:
         for c in conditions:
             parts.append(f"Condition: {c}")
         # what the followed pointers hold
+        held = len(parts)
         groups: dict[tuple, list[Passage]] = {}
         for p in references:
             key = (p.reference_text, p.referenced_from.page if p.referenced_from else None,
@@ -546,8 +547,9 @@ class ExtractiveGenerator:
         if (best is None or best.coverage < floor) and not window:
             completeness = Completeness.partial if not any(p.lines for p in references) else (
                 Completeness.references_unresolved if internal_open else Completeness.complete)
-            # followed from a near miss: complete only if what was quoted and followed answers
-            if leads and completeness == Completeness.complete and self._coverage("\n".join(parts[1:]), weights) < floor:
+            # followed from a near miss: complete only if the target is about what is asked as
+            # much as the near miss itself had to be (then the gap check below applies)
+            if leads and completeness == Completeness.complete and self._coverage("\n".join(parts[held:]), weights) < NEAR_MISS * floor:
                 completeness = Completeness.partial
         elif internal_open:
             completeness = Completeness.references_unresolved

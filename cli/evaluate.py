@@ -107,9 +107,11 @@ def compare_table(reports):
 
     t = Table(title="docintel eval --compare (same questions, three retrieval budgets)", title_justify="left")
     cols = ["mode", "questions", "all checks", "answer checks", "complete", "pointer: complete",
-            "pointer: all checks", "pages/q", "tokens/q", "LLM calls", "seconds"]
+            "pointer: answered", "pointer: all checks", "pages/q", "tokens/q", "LLM calls", "seconds"]
     t.caption = ("complete = answer_completeness 'complete'; answer checks = answer_contains/numbers/"
-                 "not_contains/grounded; pointer = questions tagged pointer")
+                 "not_contains/grounded; pointer = questions tagged pointer; answered = answer checks "
+                 "hold and complete, whichever page the answer came from; all checks also needs the "
+                 "expected pages (the pointer followed)")
     for c in cols:
         t.add_column(c, justify="left" if c == "mode" else "right")
     for r in reports:
@@ -119,7 +121,8 @@ def compare_table(reports):
         t.add_row(
             {"loop": "loop (top-1 + references)", "naive": "naive (top-1)", "topk": "topk (top-3)"}[s.mode.value],
             str(s.questions), pct(s.pass_rate), pct(s.answer_pass_rate), pct(s.completeness_rate),
-            pct(ptr["completeness_rate"]) if ptr else "-", pct(ptr["pass_rate"]) if ptr else "-",
+            pct(ptr["completeness_rate"]) if ptr else "-", pct(ptr.get("answered_rate", 0.0)) if ptr else "-",
+            pct(ptr["pass_rate"]) if ptr else "-",
             f"{s.pages_per_question:.2f}", f"{s.tokens_per_question:.0f}", str(s.llm_calls), f"{s.seconds:.1f}",
         )
     return t

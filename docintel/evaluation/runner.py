@@ -369,6 +369,8 @@ def summarise(mode: EvalMode, results: Sequence[QuestionResult]) -> ModeSummary:
             "pass_rate": round(sum(r.passed for r in rs) / len(rs), 4),
             "answer_pass_rate": round(sum(answer_ok(r) for r in rs) / len(rs), 4),
             "completeness_rate": round(sum(complete(r) for r in rs) / len(rs), 4),
+            # the answer checks hold and the answer is complete, whichever page it came from
+            "answered_rate": round(sum(answer_ok(r) and complete(r) for r in rs) / len(rs), 4),
         }
     return ModeSummary(
         mode=mode,

@@ -189,7 +189,8 @@ class ModeSummary(BaseModel):
     llm_calls: int
     seconds: float
     by_tag: dict[str, dict[str, float]] = Field(
-        default_factory=dict, description="tag -> {questions, pass_rate, completeness_rate}."
+        default_factory=dict,
+        description="tag -> {questions, pass_rate, answer_pass_rate, completeness_rate, answered_rate (answer checks and complete)}.",
     )
 
 

@@ -59,6 +59,7 @@ def test_loop_passes_naive_fails_with_named_checks(write_golden, tmp_path, fake_
     names = {c.name for c in first.failed_checks}
     assert names == {"reference_pages", "answer_numbers", "completeness", "verdict"}
     assert naive.summary.by_tag["pointer"]["completeness_rate"] == 0.0
+    assert naive.summary.by_tag["pointer"]["answered_rate"] == 0.0 and loop.summary.by_tag["pointer"]["answered_rate"] == 1.0
 
 
 def test_own_store_is_built_beside_the_golden_file(write_golden, tmp_path, patched):

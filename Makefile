@@ -52,6 +52,9 @@ test: install
 	$(BIN)/python -m pytest -q
 	$(BIN)/docintel eval corpora/golden/*.yaml --junit out/golden-junit.xml
 	$(BIN)/docintel eval corpora/golden/heldout/*.yaml --junit out/heldout-junit.xml
+	$(BIN)/docintel eval corpora/golden/heldout3/*.yaml --junit out/heldout3-junit.xml
+	$(BIN)/docintel eval corpora/golden/heldout4/*.yaml --junit out/heldout4-junit.xml
+	$(BIN)/docintel eval corpora/golden/heldout5/*.yaml --junit out/heldout5-junit.xml
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow"
@@ -63,4 +66,5 @@ bench: install
 	$(BIN)/python bench/ask.py
 
 clean:
-	rm -rf $(VENV) $(STORE) out .pytest_cache *.egg-info corpora/golden/.docintel-eval corpora/golden/heldout/.docintel-eval
+	rm -rf $(VENV) $(STORE) out .pytest_cache *.egg-info corpora/golden/.docintel-eval corpora/golden/heldout/.docintel-eval \
+		corpora/golden/heldout3/.docintel-eval corpora/golden/heldout4/.docintel-eval corpora/golden/heldout5/.docintel-eval

@@ -260,8 +260,9 @@ def answer(question: str, settings: Settings) -> AskResult:
 
 
 def _runner_up(store: Any, parsed: Any, doc_ids: list[str], have: list[Any], retrieve: Any) -> list[Any]:
-    """The primary passages of the best-ranked page not read yet (with the page-break lines
-    retrieval adds to it), renumbered after ``have``; [] when there is none."""
+    """The primary passages of the page ranked next after those in ``have`` (retrieval names it
+    P<k+1>, and the lines it adds across a page break P<k+1>a / P<k+1>z), leaving out pages
+    already read; [] when that page was read already or there is none."""
     read = {(p.doc_id, p.page) for p in have}
     top = len({(p.doc_id, p.page) for p in have if p.passage_id.rstrip("az") == p.passage_id})
     passages, _, _ = retrieve(store, parsed, doc_ids, top_k=top + 1)

@@ -146,7 +146,8 @@ def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, floa
 
 def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 0.07) -> pd.DataFrame:
     """Drop running headers, footers and page numbers: short lines in the top or bottom
-    ``share`` of the page (SP 800-63B sets its two-line header down to 60 pt of 792); then mark the footnote blocks (:func:`mark_footnotes`)."""
+    ``share`` of the page, and capitals or bare page numbers within 1.5 x ``share``; then
+    mark the footnote blocks (:func:`mark_footnotes`)."""
     if lines.empty or not heights:
         return lines
     h = lines["page_num"].map(lambda p: heights.get(int(p), 0.0)).astype(float)
@@ -154,10 +155,12 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     short = lines["text"].astype(str).str.split().str.len() <= 12
     text_kind = kinds_of(lines).eq("text")
     margin = (h > 0) & ((y1 < share * h) | (y0 > (1 - share) * h)) & short & text_kind
-    # a little further in, only what reads as a running head: capitals or a bare page number
-    # (SP 800-63B sets "AUTHENTICATION & LIFECYCLE MANAGEMENT" down to 60 pt of 792)
+    # a little further in, only what reads as a running head: capitals (not a caption such as
+    # "TABLE 2-1. KEY SECURITY ROLES") or a bare page number (SP 800-63B sets "AUTHENTICATION &
+    # LIFECYCLE MANAGEMENT" down to 60 pt of 792)
     text = lines["text"].astype(str).str.strip()
-    headish = text.str.fullmatch(r"[^a-z]*[A-Z][^a-z]*") | text.str.fullmatch(r"(?:\d{1,4}|[ivxlc]{1,6}|[A-Z]-\d{1,3})")
+    caption = text.str.match(r"(?i)(?:table|figure|fig\.|appendix|annex|chapter|section|part|schedule)\b")
+    headish = (text.str.fullmatch(r"[^a-z]*[A-Z][^a-z]*") & ~caption) | text.str.fullmatch(r"(?:\d{1,4}|[ivxlc]{1,6}|[A-Z]-\d{1,3})")
     margin |= (h > 0) & ((y1 < 1.5 * share * h) | (y0 > (1 - 1.5 * share) * h)) & short & text_kind & headish
     return mark_footnotes(lines[~margin], heights)
 

@@ -587,11 +587,12 @@ def test_a_running_head_set_low_is_dropped_but_a_heading_near_the_top_is_kept():
 
     rows = [("NIST SP 800-63B", 35, 49), ("AUTHENTICATION & LIFECYCLE MANAGEMENT", 49, 60),
             ("Usability considerations", 62, 74), ("Users have to remember which finger they used for enrollment.", 90, 102),
-            ("61", 732, 745)]
+            ("61", 732, 745), ("TABLE 2-1. KEY SECURITY ROLES", 50, 62)]
     page = pd.DataFrame([{"page_num": 1, "line_num": i + 1, "text": t, "kind": "text", "y0": float(a), "y1": float(b)}
                          for i, (t, a, b) in enumerate(rows)])
     kept = drop_margins(page, {1: 792.0})
-    assert list(kept["text"]) == ["Usability considerations", "Users have to remember which finger they used for enrollment."]
+    assert list(kept["text"]) == ["Usability considerations", "Users have to remember which finger they used for enrollment.",
+                                  "TABLE 2-1. KEY SECURITY ROLES"]  # a caption set high is kept
 
 
 def test_a_pointer_in_the_sentence_before_the_answer_is_followed():

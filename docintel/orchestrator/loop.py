@@ -72,7 +72,7 @@ def answer(question: str, settings: Settings) -> AskResult:
     from docintel.generation import LLM_GENERATORS, create_generator
     from docintel.questions import parse_question
     from docintel.references import Resolver, find_mentions, find_pointers
-    from docintel.retrieval import fetch_target, retrieve
+    from docintel.retrieval import candidate_passages, fetch_target, retrieve
     from docintel.store.store import Store, check_store_path
 
     clock = _Clock()
@@ -207,7 +207,7 @@ def answer(question: str, settings: Settings) -> AskResult:
         new = [r for r in internal if _key(r) not in attempted]
         if not new and out.answer_completeness == Completeness.partial and runner_up_left and not ref_passages:
             # the page read does not answer and points nowhere: read the runner-up page once
-            more = _runner_up(store, parsed, doc_ids, passages, retrieve)
+            more = _runner_up(store, candidates, passages, candidate_passages)
             runner_up_left -= 1
             if more:
                 passages = passages + more
@@ -259,15 +259,15 @@ def answer(question: str, settings: Settings) -> AskResult:
     return _finish(result, trace, clock, ask.trace)
 
 
-def _runner_up(store: Any, parsed: Any, doc_ids: list[str], have: list[Any], retrieve: Any) -> list[Any]:
-    """The primary passages of the page ranked next after those in ``have`` (retrieval names it
-    P<k+1>, and the lines it adds across a page break P<k+1>a / P<k+1>z), leaving out pages
-    already read; [] when that page was read already or there is none."""
+def _runner_up(store: Any, candidates: list[Any], have: list[Any], candidate_passages: Any) -> list[Any]:
+    """The primary passages of the best-ranked candidate page not read yet (with the lines a
+    page break cut), numbered after ``have``; [] when every candidate was read."""
     read = {(p.doc_id, p.page) for p in have}
-    top = len({(p.doc_id, p.page) for p in have if p.passage_id.rstrip("az") == p.passage_id})
-    passages, _, _ = retrieve(store, parsed, doc_ids, top_k=top + 1)
-    fresh = [p for p in passages if p.passage_id.rstrip("az") == f"P{top + 1}" and (p.doc_id, p.page) not in read]
-    return fresh if any(p.passage_id == f"P{top + 1}" for p in fresh) else []
+    nxt = next((c for c in candidates if (c.doc_id, c.page_num) not in read), None)
+    if nxt is None:
+        return []
+    first = 1 + len({p.passage_id.rstrip("az") for p in have})
+    return [p for p in candidate_passages(store, [nxt], first=first) if (p.doc_id, p.page) not in read]
 
 
 def _in_named_documents(store: Any, pointers: list[PendingReference], doc_ids: list[str]) -> list[PendingReference]:

@@ -52,11 +52,7 @@ def retrieve(
 ) -> tuple[list[Passage], list[Candidate], dict[str, float]]:
     """Top-k primary passages, the scored candidates, and the idf of each keyword among the
     pages of the best page's document (weights for choosing sentences)."""
-    from docintel.retrieval.region import (
-        answer_span,
-        tabulate_runs,
-        to_passage_lines,
-    )
+    from docintel.retrieval.region import answer_span
     from docintel.retrieval.search import ensure_index, rank_pages
 
     ensure_index(store, doc_ids)
@@ -72,7 +68,6 @@ def retrieve(
     lines = {d: page_lines(store, d, pages) for d, pages in by_doc.items()}
     tocs = {d: _toc(store, d) for d in by_doc}
     cands: list[Candidate] = []
-    spans: dict[tuple[str, int], tuple[int, int]] = {}
     for h in hits:
         page = lines[h.doc_id]
         page = page[page["page_num"] == h.page_num]
@@ -83,34 +78,49 @@ def retrieve(
         title = _section_of(tocs[h.doc_id], h.page_num, page, centre)
         match = _title_share(title, idf) / total if title else 0.0
         score = 0.5 * h.bm25 + 0.5 * cov + match
-        spans[(h.doc_id, h.page_num)] = (lo, hi)
         cands.append(
             Candidate(doc_id=h.doc_id, page_num=h.page_num, page_label=h.page_label, score=round(score, 6),
                       bm25=h.bm25, window=round(cov, 6), sentence=round(span.sentence, 6), section=title, section_match=round(match, 6),
                       line_start=lo, line_end=hi)
         )
     cands.sort(key=lambda c: (-c.score, c.doc_id, c.page_num))
-    names = _file_names(store)
-    passages = []
-    for i, c in enumerate(cands[:top_k]):
-        page = lines[c.doc_id]
-        page = page[page["page_num"] == c.page_num]
-        lo, hi = spans[(c.doc_id, c.page_num)]
-        span = page[(page["line_num"] >= lo) & (page["line_num"] <= hi)].sort_values("line_num")
-        plines = to_passage_lines(tabulate_runs(span))
-        passages.append(
-            Passage(
-                passage_id=f"P{i + 1}", doc_id=c.doc_id, doc=names.get(c.doc_id, c.doc_id), page=c.page_num,
-                page_label=c.page_label, line_start=lo, line_end=hi, parsing_method=_methods(plines),
-                retrieved_via=RetrievedVia.primary, score=c.score, lines=plines,
-            )
-        )
-    passages = _across_page_breaks(store, passages, names, lines)
+    passages = candidate_passages(store, cands[:top_k], lines)
     if cands:  # sentence weights inside the answer's document
         from docintel.retrieval.search import doc_idf
 
         idf = doc_idf(store, parsed, cands[0].doc_id) or idf
     return passages, cands, idf
+
+
+def candidate_passages(
+    store: Store, cands: list[Candidate], loaded: dict[str, pd.DataFrame] | None = None, first: int = 1
+) -> list[Passage]:
+    """Primary passages P<first>, P<first+1>, ... for ranked candidates: each one's answer span
+    (``line_start``-``line_end``), with the lines a page break cut (P<k>a / P<k>z).
+    ``loaded``: doc_id -> page lines already read (page_lines); others are read here."""
+    from docintel.retrieval.region import tabulate_runs, to_passage_lines
+
+    loaded = dict(loaded or {})
+    for d in {c.doc_id for c in cands} - set(loaded):
+        loaded[d] = page_lines(store, d, [c.page_num for c in cands if c.doc_id == d])
+    names = _file_names(store)
+    passages = []
+    for i, c in enumerate(cands, start=first):
+        page = loaded[c.doc_id]
+        page = page[page["page_num"] == c.page_num]
+        if page.empty:
+            page = page_lines(store, c.doc_id, [c.page_num])
+        lo, hi = c.line_start, c.line_end
+        span = page[(page["line_num"] >= lo) & (page["line_num"] <= hi)].sort_values("line_num")
+        plines = to_passage_lines(tabulate_runs(span))
+        passages.append(
+            Passage(
+                passage_id=f"P{i}", doc_id=c.doc_id, doc=names.get(c.doc_id, c.doc_id), page=c.page_num,
+                page_label=c.page_label, line_start=lo, line_end=hi, parsing_method=_methods(plines),
+                retrieved_via=RetrievedVia.primary, score=c.score, lines=plines,
+            )
+        )
+    return _across_page_breaks(store, passages, names, loaded)
 
 
 def _across_page_breaks(
@@ -388,4 +398,4 @@ def _page_label(store: Store, doc_id: str, page_num: int) -> str:
     return str(page_num)
 
 
-__all__ = ["Candidate", "fetch_target", "retrieve"]
+__all__ = ["Candidate", "candidate_passages", "fetch_target", "retrieve"]

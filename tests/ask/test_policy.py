@@ -127,15 +127,22 @@ def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_s
              page(2, "Backup tapes are rotated every 35 days and kept offsite."),
              page(3, "Backup tapes are rotated every 7 days by the night shift.")]
     asked = []
+    cands = [retrieval.Candidate(doc_id=doc_id, page_num=i, page_label=str(i), score=1.0 / i, bm25=1.0 / i,
+                                 line_start=1, line_end=1) for i in (1, 2, 3)]
 
     def fake_retrieve(store, parsed, doc_ids, top_k=1):
-        asked.append(top_k)
-        return pages[:top_k], [], {}
+        asked.append(("rank", top_k))
+        return pages[:top_k], cands, {}
 
+    def fake_candidate_passages(store, chosen, loaded=None, first=1):
+        asked.append(("read", [c.page_num for c in chosen]))
+        return [pages[c.page_num - 1].model_copy(update={"passage_id": f"P{first + k}"}) for k, c in enumerate(chosen)]
+
+    monkeypatch.setattr(retrieval, "candidate_passages", fake_candidate_passages)
     monkeypatch.setattr(retrieval, "retrieve", fake_retrieve)
     out = ask(policy_store, "How often are backup tapes rotated?")
     assert "every 35 days" in out["answer"] and "7 days" not in out["answer"]
-    assert asked == [1, 2] and out["passes"] == 2 and out["answer_completeness"] == "complete"
+    assert asked == [("rank", 1), ("read", [2])] and out["passes"] == 2 and out["answer_completeness"] == "complete"
     asked.clear()
     out = ask(policy_store, "How often are backup tapes rotated?", ask__max_loops=0)
-    assert asked == [1] and out["answer"].startswith("Not found")
+    assert asked == [("rank", 1)] and out["answer"].startswith("Not found")

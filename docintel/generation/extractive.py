@@ -96,6 +96,8 @@ _ASKED_KIND = [
      "bound"),
 ]
 """Questions asking for a kind of value, and what evidence must hold to give one."""
+_HOW_MANY_UNIT = re.compile(r"\bhow\s+many\s+(second|minute|hour|day|week|month|year|character|digit|attempt)s?\b")
+"""A count asked in a unit: the answer states a number of that unit."""
 _PROVENANCE = re.compile(r"\((?:page|pages)\s[^)]*\)")
 _POINTER_ID = re.compile(
     r"(?i)\b(?:fig(?:ure)?|table|section|sec|appendix|annex|clause|page|p|sp|fips|nist)\.?\s*[A-Z]?\d[\w.\-]*"
@@ -104,7 +106,9 @@ _NOT_TOPIC = frozenset(
     "minimum maximum least most average typical total amount number value range like unlike kind kinds type types sort sorts".split()
 )
 """Words naming the kind of value asked for, not its topic (the bound itself is checked instead)."""
-_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve first second third".split())
+_CARDINALS = frozenset("one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty sixty ninety hundred".split())
+_NUMBER_WORDS = _CARDINALS | {"first", "second", "third"}
+_NUMBER_WORD = "(?:" + "|".join(sorted(_CARDINALS)) + ")"
 _AUX = frozenset(
     "do does did can could should must may might will would shall has have had is are was were be been to".split()
 )
@@ -624,6 +628,9 @@ class ExtractiveGenerator:
         for rx, want, what in _ASKED_KIND:
             if rx.search(q) and not want.search(bare):
                 gaps.append(f"states no {what}")
+        unit = _HOW_MANY_UNIT.search(q)
+        if unit and not re.search(rf"(?i)\b(?:\d[\d,.]*|{_NUMBER_WORD})\s*(?:[\w\-]+\s+){{0,2}}?{unit.group(1)}s?\b", bare):
+            gaps.append(f"states no number of {unit.group(1)}s")  # "how many days" is not answered by "three months"
         return gaps
 
     @staticmethod

@@ -663,3 +663,16 @@ def test_a_near_miss_that_points_on_is_followed_and_complete_only_if_the_target_
     off_topic = target("Section 3.1 describes the history of the organisation.")
     out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary, off_topic], pass_number=2))
     assert out.answer_completeness == Completeness.partial
+
+
+@pytest.mark.parametrize("text, complete", [
+    ("Patches are bundled: instead of testing every few days over three months, test once a quarter.", False),
+    ("Each patch should spend at least 10 working days in testing before it is rolled out.", True),
+])
+def test_how_many_days_wants_a_number_of_days(text, complete):
+    """SP 800-40 p11 answered "How many days should a patch spend in testing?" with "three months"
+    and "every few days" and called it complete."""
+    out = _generate("How many days should a patch spend in testing?", [_passage([text])],
+                    {"patch": 1.0, "spend": 0.5, "test": 1.2, "day": 0.8})
+    assert (out.answer_completeness == Completeness.complete) is complete
+    assert ("states no number of days" in out.answer) is not complete

@@ -66,6 +66,9 @@ BULLET = re.compile(
 )
 """A list item's start; U+E000-U+F8FF are Symbol / Wingdings glyphs ("\uf0b7", "\uf03c") that
 PDFs set as bullets."""
+CAPTION_LINE = re.compile(r"^(?:Figure|Fig\.|Table|Exhibit)\s+[A-Z]?\d[\w.\-]*[.:]\s+\S")
+"""A caption set on its own line ("Figure 2-2. IEEE 802.11 Infrastructure Mode"): a heading, not
+the start of the sentence below it."""
 HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
 
 
@@ -94,7 +97,7 @@ def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]
             continue
         heading = is_heading(t, text) or (
             heading_open and len(t.split()) <= 5 and not t.endswith(".")
-        )
+        ) or (CAPTION_LINE.match(t) is not None and not t.endswith("."))
         if (
             heading or heading_open or BULLET.match(t)
         ):  # a heading or a list item starts afresh

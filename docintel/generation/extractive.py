@@ -219,7 +219,7 @@ def _sentences(p: Passage) -> list[_Sentence]:
     # prose around it (on a landscape page stored unrotated every line is sideways: kept)
     margin = {ln.line_num for ln in sideways} if len(sideways) * 2 < len(p.lines) else set()
     prose = [(ln.line_num, ln.text) for ln in p.lines
-             if ln.kind not in ("table_row", "header", "footnote") and ln.line_num not in margin]
+             if ln.kind not in ("table_row", "header", "footnote", "figure_text") and ln.line_num not in margin]
     notes = [(ln.line_num, ln.text) for ln in p.lines if ln.kind == "footnote"]  # apart from the text they annotate
     body = split_sentences(prose)
     out = [_Sentence(p, text, nums, k, is_note=k >= len(body)) for k, (text, nums) in enumerate(body + split_sentences(notes))]

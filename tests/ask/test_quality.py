@@ -676,3 +676,14 @@ def test_how_many_days_wants_a_number_of_days(text, complete):
                     {"patch": 1.0, "spend": 0.5, "test": 1.2, "day": 0.8})
     assert (out.answer_completeness == Completeness.complete) is complete
     assert ("states no number of days" in out.answer) is not complete
+
+
+def test_figure_labels_on_a_primary_page_are_not_glued_into_its_sentences():
+    """SP 800-48 p16: the OCR label "Extended Service Set" sat between the caption and the text
+    and was quoted as "IEEE 802.11 Infrastructure Mode Extended Service Set The use of ..."."""
+    p = _passage(["Figure 2-2. IEEE 802.11 Infrastructure Mode", "Extended Service Set",
+                  "The use of multiple APs connected to a single DS allows wireless networks of arbitrary size."])
+    p = p.model_copy(update={"lines": [ln.model_copy(update={"kind": "figure_text"}) if ln.line_num == 2 else ln
+                                       for ln in p.lines]})
+    out = _generate("What does connecting multiple APs to a single DS allow?", [p], {"multipl": 1.0, "aps": 1.0, "ds": 1.0, "allow": 0.5})
+    assert '"The use of multiple APs' in out.answer and "Extended Service Set" not in out.answer

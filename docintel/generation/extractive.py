@@ -271,6 +271,11 @@ def _read(passages: list[Passage]) -> list[_Sentence]:
 
 
 
+def _held(have: set[str], weights: dict[str, float]) -> float:
+    """The question weight the stems ``have`` hold (the numerator of every coverage here)."""
+    return sum(v for k, v in weights.items() if k in have)
+
+
 def _after(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence]:
     """The body sentences that follow ``s`` in its text (across a page break it runs on over)."""
     return sorted((t for t in sents if t.stream == s.stream and t.pos > s.pos and not t.is_note), key=lambda t: t.pos)
@@ -399,7 +404,7 @@ class ExtractiveGenerator:
     def _score(self, s: _Sentence, weights: dict[str, float], request: GenerationRequest) -> None:
         total = sum(weights.values()) or 1.0
         have = _stems(s.text)
-        got = sum(v for k, v in weights.items() if k in have)
+        got = _held(have, weights)
         s.coverage = got / total
         score = got
         low = s.text.lower()
@@ -573,7 +578,7 @@ class ExtractiveGenerator:
     def _coverage(text: str, weights: dict[str, float]) -> float:
         """Share of the question's weight the words of ``text`` hold."""
         have = _stems(_PROVENANCE.sub(" ", text))
-        return sum(v for k, v in weights.items() if k in have) / (sum(weights.values()) or 1.0)
+        return _held(have, weights) / (sum(weights.values()) or 1.0)
 
     @staticmethod
     def _focus_terms(weights: dict[str, float], request: GenerationRequest, have: set[str]) -> dict[str, str]:
@@ -650,7 +655,7 @@ class ExtractiveGenerator:
             for i in range(len(group)):
                 run = [s for s in group[i:i + width] if s.coverage > 0]
                 have = set().union(*(_stems(s.text) for s in run)) if run else set()
-                cov = sum(v for k, v in weights.items() if k in have) / total
+                cov = _held(have, weights) / total
                 if cov > best[0] + 1e-9:
                     best = (cov, run)
         return best[1] if best[0] >= need else []

@@ -89,6 +89,12 @@ class Mention:
     triggered: bool
 
 
+def _external(raw: str, start: int, end: int) -> Mention:
+    """A mention of another document's part ("SP 800-53", "Section 3 of SP 800-124"): always a
+    pointer, never resolved here."""
+    return Mention(PendingReference(raw_text=raw, ref_type=RefType.external, ref_target=raw), start, end, True)
+
+
 def ref_type_of(word: str) -> RefType:
     w = word.strip().lower()
     for t, rx in _TYPE_OF_WORD:
@@ -121,14 +127,7 @@ def find_mentions(text: str) -> list[Mention]:
                 continue
             raw = m.group(0).strip().strip("[]").strip()
             taken.append((m.start(), m.end()))
-            found.append(
-                Mention(
-                    PendingReference(raw_text=raw, ref_type=RefType.external, ref_target=raw),
-                    m.start(),
-                    m.end(),
-                    True,
-                )
-            )
+            found.append(_external(raw, m.start(), m.end()))
     for m in _ROW_FIRST.finditer(text):
         if not free(m.start(), m.end()):
             continue
@@ -163,8 +162,7 @@ def find_mentions(text: str) -> list[Mention]:
             # this document (its own sections are numbered 7.2, 7.2(b))
             raw = m.group(0).strip().rstrip(".,;")
             taken.append((m.start(), m.end()))
-            found.append(Mention(PendingReference(raw_text=raw, ref_type=RefType.external, ref_target=raw),
-                                 m.start(), m.end(), True))
+            found.append(_external(raw, m.start(), m.end()))
             continue
         if ident in {"I"} and rtype not in (RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit):
             continue  # "Table I" is rare, "in section I" mostly prose
@@ -181,8 +179,7 @@ def find_mentions(text: str) -> list[Mention]:
             found = [f for f in found if not (m.end() <= f.start < ext_end)]
             taken = [(a, b) for a, b in taken if not (m.end() <= a < ext_end)]
             taken.append((m.start(), ext_end))
-            found.append(Mention(PendingReference(raw_text=raw_ext, ref_type=RefType.external, ref_target=raw_ext),
-                                 m.start(), ext_end, True))
+            found.append(_external(raw_ext, m.start(), ext_end))
             continue
         taken.append((m.start(), m.end()))
         singular = _singular(word)

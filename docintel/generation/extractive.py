@@ -33,6 +33,7 @@ from docintel.schemas.generation import (
     Passage,
     PassageLine,
 )
+from docintel.questions.parse import part_of
 from docintel.schemas.questions import AnswerShape, ParsedQuestion
 from docintel.text import BULLET, row_text, split_sentences
 from docintel.text import stem as _stem
@@ -103,7 +104,8 @@ _POINTER_ID = re.compile(
     r"(?i)\b(?:fig(?:ure)?|table|section|sec|appendix|annex|clause|page|p|sp|fips|nist)\.?\s*[A-Z]?\d[\w.\-]*"
 )
 _NOT_TOPIC = frozenset(
-    "minimum maximum least most average typical total amount number value range like unlike kind kinds type types sort sorts".split()
+    "minimum maximum least most average typical total amount number value range like unlike kind kinds type types sort sorts"
+    " way ways".split()
 )
 """Words naming the kind of value asked for, not its topic (the bound itself is checked instead)."""
 _CARDINALS = frozenset("one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty sixty ninety hundred".split())
@@ -141,8 +143,18 @@ def _verb_like(question: str) -> set[str]:
             out.add(t)
         elif i >= 3 and toks[i - 3] in _AUX_V and toks[i - 2] in _DETERMINERS:  # "does that assessment cover"
             out.add(t)
+        elif (i >= 1 and ("what" in toks[max(0, i - 2):i] or "who" in toks[max(0, i - 2):i])  # "what (actually) counts"
+              and t.endswith("s") and not t.endswith("ss")
+              and i + 1 < len(toks) and toks[i + 1] in _VERB_PARTICLES):
+            out.add(t)  # "What counts as ...", "what happens if ...", "what sits under ..."
+        elif i >= 2 and toks[i - 2] in ("what", "which") and toks[i - 1].endswith("s") and not toks[i - 1].endswith("ss") \
+                and i + 1 < len(toks) and toks[i + 1] in _VERB_PARTICLES | _DETERMINERS:
+            out.add(t)  # "Which Categories sit under ...", "what standards apply to ..."
     return out
 
+
+_VERB_PARTICLES = frozenset("as if when to for under in on after".split())
+"""Words that follow a verb right after "what" ("What counts as ...", "what happens if ...")."""
 
 _LOW_VALUE = frozenset({"use", "used", "using", "make", "made", "get", "value", "values", "result", "number"})
 
@@ -367,6 +379,42 @@ def _asked_weights(weights: dict[str, float], parsed: ParsedQuestion) -> dict[st
     return {k: v * PREMISE_WEIGHT if k in premise else v for k, v in weights.items()}
 
 
+_NOT_FOUND = "Not found:"
+_WORST_FIRST = (Completeness.partial, Completeness.references_unresolved, Completeness.complete)
+
+
+def _as_part(a: GeneratedAnswer, ask: str) -> GeneratedAnswer:
+    """One ask's answer as a part of the whole: its "Not found" names the ask (and drops the
+    closest passage, which the other asks' answers outdo); when a followed pointer answered it
+    anyway, only what the pointer holds."""
+    if not a.answer.startswith(_NOT_FOUND):
+        return a
+    if a.answer_completeness == Completeness.partial:
+        return GeneratedAnswer(answer=f'{_NOT_FOUND} the retrieved pages do not answer "{ask}"',
+                               answer_completeness=Completeness.partial)
+    rest = a.answer.split("\n", 1)[1] if "\n" in a.answer else ""
+    return a.model_copy(update={"answer": rest, "citations": [c for c in a.citations if c.retrieved_via == RetrievedVia.reference]})
+
+
+def _merged(answers: list[GeneratedAnswer]) -> GeneratedAnswer:
+    """The answers to a question's asks as one: their lines in order, each line, citation and
+    pointer once; as complete as the least complete of them."""
+    lines: list[str] = []
+    for a in answers:
+        lines.extend(ln for ln in a.answer.split("\n") if ln not in lines)
+    citations: list[Citation] = []
+    for c in (c for a in answers for c in a.citations):
+        if c not in citations:
+            citations.append(c)
+    pending: list[PendingReference] = []
+    for r in (r for a in answers for r in a.pending_references):
+        if not any(q.raw_text == r.raw_text and q.origin == r.origin for q in pending):
+            pending.append(r)
+    completeness = next(c for c in _WORST_FIRST if any(a.answer_completeness == c for a in answers))
+    return GeneratedAnswer(answer="\n".join(lines), citations=citations, pending_references=pending,
+                           answer_completeness=completeness)
+
+
 class ExtractiveGenerator:
     """Deterministic answers from retrieved lines; see the module docstring."""
 
@@ -441,6 +489,18 @@ class ExtractiveGenerator:
     # -- the answer ------------------------------------------------------------------------
 
     def generate(self, request: GenerationRequest) -> GeneratedAnswer:
+        """The answer to each thing the question asks ("How many attempts ...? And is there
+        anything ...?"), one after the other; complete only when every one is answered."""
+        asks = request.parsed.asks
+        if len(asks) < 2:
+            return self._answer(request)
+        answers = [self._answer(request.model_copy(update={"question": ask, "parsed": part_of(request.parsed, i)}))
+                   for i, ask in enumerate(asks)]
+        if all(a.answer.startswith(_NOT_FOUND) for a in answers):
+            return self._answer(request)  # nothing answers any part: one "Not found" for the question
+        return _merged([_as_part(a, ask) for a, ask in zip(answers, asks)])
+
+    def _answer(self, request: GenerationRequest) -> GeneratedAnswer:
         weights = _asked_weights(self._weights(request), request.parsed)
         primary = [p for p in request.passages if p.retrieved_via == RetrievedVia.primary]
         references = [p for p in request.passages if p.retrieved_via == RetrievedVia.reference]
@@ -471,7 +531,7 @@ class ExtractiveGenerator:
             chosen.sort(key=lambda s: s.pos)
         elif best is None or best.coverage < floor:
             missing = ", ".join(request.parsed.keywords) or request.question
-            text = f"Not found: the retrieved pages do not answer this question (looked for: {missing})."
+            text = f"{_NOT_FOUND} the retrieved pages do not answer this question (looked for: {missing})."
             if best is not None and best.coverage >= NEAR_MISS * floor and self.find_pointers:
                 # a near miss that points on: what it points at may answer (followed by the loop)
                 near = self._continuations([best], sents, weights, request.parsed.focus, NEAR_MISS * floor)

@@ -73,6 +73,48 @@ def split_premise(text: str) -> tuple[str, str]:
     return " ".join(parts[:-1]), parts[-1]
 
 
+_ASK_BREAK = re.compile(
+    r"(?<=\?)\s+(?=\S)"  # "... guesses? And is there anything ...?"
+    r"|,\s+(?:and\s+(?:also\s+)?|but\s+)(?=(?:how|what|which|when|where|who|why|whether|is|are|was|were|do|does|did"
+    r"|can|could|should|must|will|would|may|has|have)\b)"  # "..., and what extra requirements apply ...?"
+    r"|\s+and\s+(?=(?:how|what|which|when|where|who|why)\b)",  # "... on Form 1040NR and how often ...?"
+    re.I,
+)
+_ASK_LEAD = re.compile(r"(?i)^(?:and|also|but|so|then)\s+")
+
+
+def split_asks(asked: str) -> list[str]:
+    """The questions one asked part holds: "How many attempts ...? And is there anything ...?"
+    and "Does X have to be encrypted, and what extra requirements apply ...?" ask two things,
+    each answered by its own sentences. Alternatives ("... for every drive, or can we ...?") are
+    one question. A piece of fewer than three words stays with the one before it."""
+    asks: list[str] = []
+    for piece in _ASK_BREAK.split(asked.strip()):
+        piece = _ASK_LEAD.sub("", piece.strip())
+        if not piece:
+            continue
+        if asks and len(piece.split()) < 3:
+            asks[-1] = f"{asks[-1]} {piece}"
+        else:
+            asks.append(piece)
+    return asks or [asked.strip()]
+
+
+def part_of(parsed: ParsedQuestion, i: int) -> ParsedQuestion:
+    """The question as asked by its i-th ask: the other asks join the premise (they say what
+    the ask is about: "Which Categories sit under DETECT, and what identifiers do they have?"),
+    and the answer's shape and focus come from the ask alone."""
+    ask = parsed.asks[i]
+    others = " ".join(a for j, a in enumerate(parsed.asks) if j != i)
+    return parsed.model_copy(update={
+        "premise": " ".join(x for x in (parsed.premise, others) if x),
+        "asked": ask,
+        "asks": [ask],
+        "shape": answer_shape(ask),
+        "focus": focus_word(ask),
+    })
+
+
 def answer_shape(text: str) -> AnswerShape:
     """The shape of answer the asked part of ``text`` wants (its premise says nothing of it)."""
     q = split_premise(text)[1].strip().lower()
@@ -81,7 +123,7 @@ def answer_shape(text: str) -> AnswerShape:
         if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will"}:
             return AnswerShape.yes_no
         return AnswerShape.comparison
-    if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will", "must", "may"}:
+    if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will", "would", "must", "may"}:
         return AnswerShape.yes_no
     if re.match(r"^(what|who)\s+(is|are)\s+(a|an|the\s+definition|meant)\b", q) or re.search(r"\b(define|definition of|what does .+ mean|meaning of)\b", q):
         return AnswerShape.definition
@@ -184,4 +226,5 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
         doc_hints=hints,
         premise=premise,
         asked=asked,
+        asks=split_asks(asked),
     )

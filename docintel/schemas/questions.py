@@ -47,3 +47,8 @@ class ParsedQuestion(BaseModel):
         "", description='What the question states before it asks ("We get thousands of alerts a day."); "" if nothing.'
     )
     asked: str = Field("", description='The sentence that asks ("What can handlers do ...?"); the whole text if no premise.')
+    asks: list[str] = Field(
+        default_factory=list,
+        description='The questions the asked part holds, one each: "Does X have to be encrypted, and what '
+        'applies over the PSTN?" asks two. One item (or none) for a single question.',
+    )

@@ -9,6 +9,7 @@ import pytest
 from docintel.generation.extractive import ExtractiveGenerator
 from docintel.orchestrator.loop import _dedupe, answer
 from docintel.questions import parse_question
+from docintel.questions.parse import part_of, split_asks
 from docintel.references.detect import find_mentions
 from docintel.schemas.answers import Citation, Completeness, Origin, RetrievedVia
 from docintel.schemas.generation import Cell, GenerationRequest, Passage, PassageLine
@@ -75,6 +76,11 @@ def test_paraphrased_verbs_and_the_asked_noun_are_not_required():
          "Information security controls follow ISO/IEC 27001 Annex A."),
         ("What extra requirements apply when it goes over the PSTN?",
          "Additional requirements on the PSTN channel are listed below for all verifiers."),
+        ("What actually counts as demonstrating intent?",
+         "An authentication process demonstrates intent if it requires the subject to respond explicitly."),
+        ("Which Categories sit under the DETECT Function?", "Function: Detect (DE); categories Continuous Monitoring, Adverse Event Analysis."),
+        ("What is the most effective way to build security into the life cycle?",
+         "Security is built into the life cycle most effectively by integrating it from initiation."),
     ]:
         out = _generate(q, [_passage([text])])
         assert out.answer_completeness == Completeness.complete, (q, out.answer)
@@ -641,7 +647,7 @@ def test_a_near_miss_that_points_on_is_followed_and_complete_only_if_the_target_
     """SP 800-40 p6: "As discussed in Section 3.1, an installed patch might not take effect until
     the affected software is restarted" holds too little of a long question to answer it, but it
     points to where the answer is."""
-    q = "Our console says a patch is installed but we doubt it is active. Why might an installed patch not be in effect yet, and how do we confirm it?"
+    q = "Our console says a patch is installed but we doubt it is active. Why might an installed patch not be in effect yet when we try to confirm it?"
     w = {"consol": 1.0, "patch": 0.2, "install": 0.3, "doubt": 1.5, "activ": 1.2, "effect": 0.3, "confirm": 2.0, "yet": 1.0}
     primary = _passage(["Patch management software is widely used.",
                         "As discussed in Section 3.1, an installed patch might not take effect until the affected software is restarted."],
@@ -663,6 +669,61 @@ def test_a_near_miss_that_points_on_is_followed_and_complete_only_if_the_target_
     off_topic = target("Section 3.1 describes the history of the organisation.")
     out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary, off_topic], pass_number=2))
     assert out.answer_completeness == Completeness.partial
+
+
+def test_each_ask_of_a_two_part_question_is_answered_by_its_own_sentences():
+    """"Why might an installed patch not be in effect yet, and how do we confirm it?" asks two
+    things: the pointer sentence answers the first, and the answer is complete only once the
+    followed section answers the second."""
+    q = "Our console says a patch is installed but we doubt it is active. Why might an installed patch not be in effect yet, and how do we confirm it?"
+    w = {"consol": 1.0, "patch": 0.2, "install": 0.3, "doubt": 1.5, "activ": 1.2, "effect": 0.3, "confirm": 2.0, "yet": 1.0}
+    parsed = parse_question(q).model_copy(update={"weights": w})
+    assert parsed.asks == ["Why might an installed patch not be in effect yet", "how do we confirm it?"]
+    primary = _passage(["Patch management software is widely used.",
+                        "As discussed in Section 3.1, an installed patch might not take effect until the affected software is restarted."],
+                       page=6, page_label="6")
+    gen = ExtractiveGenerator(find_pointers=lambda text: [m.ref for m in find_mentions(text) if m.triggered])
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary]))
+    assert out.answer.splitlines() == [
+        '"As discussed in Section 3.1, an installed patch might not take effect until the affected software is restarted." (page 6, lines 2-2)',
+        'Not found: the retrieved pages do not answer "how do we confirm it?"',
+    ]
+    assert [r.raw_text for r in out.pending_references] == ["Section 3.1"]
+    assert out.answer_completeness == Completeness.partial and len(out.citations) == 1
+
+    target = _passage(["To confirm a patch is active and in effect, check the state of the host after restarting it."],
+                      passage_id="R1", page=11, page_label="11", retrieved_via=RetrievedVia.reference,
+                      referenced_from=Origin(page=6, line=2), reference_text="Section 3.1")
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary, target], pass_number=2))
+    assert out.answer_completeness == Completeness.complete
+    assert out.answer.count("Section 3.1 (page 11)") == 1  # both asks read the target; it is quoted once
+
+
+def test_a_question_none_of_whose_asks_is_answered_gets_one_not_found():
+    q = "What is the fee for a late filing? And who collects it?"
+    out = _generate(q, [_passage(["The weather was fine all week."])], {"fee": 1.0, "late": 1.0, "filing": 1.0, "collect": 1.0})
+    assert out.answer.count("Not found") == 1 and "(looked for: fee, late, filing, collects)" in out.answer
+
+
+@pytest.mark.parametrize("q, asks", [
+    ("Does the secondary channel have to be encrypted, and what extra requirements apply over the PSTN?",
+     ["Does the secondary channel have to be encrypted", "what extra requirements apply over the PSTN?"]),
+    ("How do I report that on Form 1040NR and how often may I do it?", ["How do I report that on Form 1040NR", "how often may I do it?"]),
+    ("Do we fill in a paper form for every drive, or can we record the details electronically?",
+     ["Do we fill in a paper form for every drive, or can we record the details electronically?"]),
+    ("Is the data stored and is it protected?", ["Is the data stored and is it protected?"]),
+    ("What is it? And why?", ["What is it? why?"]),
+])
+def test_split_asks(q, asks):
+    assert split_asks(q) == asks
+
+
+def test_a_part_takes_the_other_asks_as_its_premise():
+    parsed = parse_question("We run classified systems. Do the standards cover them? And could state agencies use them too?")
+    first, second = part_of(parsed, 0), part_of(parsed, 1)
+    assert first.asked == "Do the standards cover them?" and second.asked == "could state agencies use them too?"
+    assert second.premise == "We run classified systems. Do the standards cover them?"
+    assert first.shape == second.shape == AnswerShape.yes_no and first.keywords == parsed.keywords
 
 
 @pytest.mark.parametrize("text, complete", [

@@ -74,6 +74,10 @@ def prune(store, roots: Sequence[Path | str]) -> list[PrunedDocument]:
     return gone
 
 
+VANISHED = "the file was deleted or moved while the ingest ran: nothing stored for it; run ingest again"
+"""The one reason given for a file that went away mid-run, wherever that was noticed."""
+
+
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -111,7 +115,8 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
             try:
                 sha = file_sha256(path)
             except OSError as e:
-                results[path] = FileResult(path=str(path), status=FileStatus.failed, reason=f"cannot read file: {e.strerror or e}")
+                reason = VANISHED if not path.exists() else f"cannot read file: {e.strerror or e}"
+                results[path] = FileResult(path=str(path), status=FileStatus.failed, reason=reason)
                 continue
             doc_id = sha[:16]
             if doc_id in seen:
@@ -259,7 +264,9 @@ def _store_result(store, path: Path, doc_id: str, sha: str, outcome: object) -> 
     from docintel.parsing.document import ParsedDocument
 
     if not isinstance(outcome, ParsedDocument):
-        if isinstance(outcome, DocumentError):
+        if not path.exists():  # whatever the parse tripped over, the file going is the cause
+            reason = VANISHED
+        elif isinstance(outcome, DocumentError):
             reason = outcome.message
         elif type(outcome).__name__ == "BrokenProcessPool":
             reason = "the worker process parsing this file died (MuPDF crash?); retry with --workers 1"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -250,3 +251,38 @@ def test_workers_fork_only_from_a_single_threaded_process():
     finally:
         stop.set()
         t.join()
+
+
+def test_files_deleted_while_the_ingest_runs_get_one_message_and_the_rest_is_kept(tmp_path, monkeypatch):
+    """A cron ingest over a folder that another job cleans up: a file can go before it is hashed,
+    before MuPDF opens it, or while it is parsed. Each says the same thing."""
+    from docintel.parsing import ingest
+
+    (tmp_path / "in").mkdir()
+    for name, n in [("before_hash", 1), ("before_open", 2), ("mid_parse", 3), ("kept", 4)]:
+        multi_page_pdf(tmp_path / "in" / f"{name}.pdf", n)
+    real_hash, real_parse = ingest.file_sha256, ingest.parse_file
+
+    def hash_after_delete(path):
+        if path.name == "before_hash.pdf":
+            path.unlink()
+        return real_hash(path)
+
+    def parse_after_delete(path, *args):
+        name = path.rsplit("/", 1)[-1]
+        if name == "before_open.pdf":
+            os.unlink(path)
+        elif name == "mid_parse.pdf":
+            os.unlink(path)
+            raise OSError(f"[Errno 2] No such file or directory: {path!r}")
+        return real_parse(path, *args)
+
+    monkeypatch.setattr(ingest, "file_sha256", hash_after_delete)
+    monkeypatch.setattr(ingest, "parse_file", parse_after_delete)
+    report = run_ingest([tmp_path / "in"], settings(tmp_path / "store", ingest__workers=1))
+    files = by_name(report)
+    assert report.exit_code == 1 and files["kept.pdf"].status == FileStatus.ingested
+    for name in ("before_hash.pdf", "before_open.pdf", "mid_parse.pdf"):
+        assert files[name].status == FileStatus.failed and files[name].reason == ingest.VANISHED, name
+    assert "deleted or moved" in ingest.VANISHED
+    assert len(Store(tmp_path / "store").doc_ids()) == 1

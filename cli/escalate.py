@@ -93,6 +93,15 @@ def render(report, json_output: bool, quiet: bool = False) -> None:
         console.print(f"planned {report.planned}, done {report.done}, failed {report.failed}, skipped {report.skipped} "
                           f"(already parsed; --force re-runs), capped {report.capped}; est. {report.est_seconds:.1f} s"
                           + (f", {report.est_tokens} tokens" if report.est_tokens else "") + f"; took {report.seconds:.1f} s")
+    # one line per document and reason: a file that is gone fails every flagged page of it alike
+    failed: dict[tuple[str, str], list] = {}
     for i in report.items:
         if i.status.value == "failed":
-            err_console.print(f"[red]failed:[/] {escape(i.doc)} p{i.page} {i.method}: {escape(i.error or '')} (page keeps its baseline)", soft_wrap=True)
+            failed.setdefault((i.doc, i.error or ""), []).append(i)
+    for (doc, error), items in failed.items():
+        if len(items) == 1:
+            where, keeps = f"p{items[0].page} {items[0].method}", "page keeps its baseline"
+        else:
+            methods = ", ".join(dict.fromkeys(i.method or "-" for i in items))
+            where, keeps = f"{len(items)} pages (p{', p'.join(str(i.page) for i in items)}) {methods}", "pages keep their baseline"
+        err_console.print(f"[red]failed:[/] {escape(doc)} {where}: {escape(error)} ({keeps})", soft_wrap=True)

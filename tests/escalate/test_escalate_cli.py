@@ -67,3 +67,20 @@ def test_parse_pages():
     assert parse_pages(None) is None
     with pytest.raises(UsageError):
         parse_pages("0")
+
+
+def test_a_file_gone_since_ingest_fails_in_one_line_not_one_per_page(tmp_path, shared_corpora):
+    """SP 800-48 has 16 flagged pages; when its file is deleted after ingest, the reason is the
+    document's, so it is said once, naming the pages that keep their baseline."""
+    import shutil
+
+    pdf = shutil.copy(shared_corpora / "figures" / "SP800-48r1.pdf", tmp_path / "SP800-48r1.pdf")
+    ingest_into(tmp_path / "store", pdf)
+    (tmp_path / "SP800-48r1.pdf").unlink()
+    plan = json.loads(runner.invoke(app, ["escalate", "--store", str(tmp_path / "store"), "--dry-run", "--json"]).stdout)
+    res = runner.invoke(app, ["escalate", "--store", str(tmp_path / "store"), "--quiet"])
+    assert res.exit_code == 1
+    failed = [ln for ln in res.stderr.splitlines() if ln.startswith("failed:")]
+    assert len(failed) == 1 and plan["planned"] > 1, res.stderr
+    assert f"{plan['planned']} pages (p{plan['items'][0]['page']}, " in failed[0]
+    assert "is gone" in failed[0] and failed[0].endswith("(pages keep their baseline)")

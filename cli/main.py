@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from inspect import cleandoc
+
 import typer
 
 from cli import ask, escalate, evaluate, ingest, inspect
@@ -27,6 +29,17 @@ app = typer.Typer(
 
 for module in (ingest, escalate, ask, evaluate, inspect):
     module.register(app)
+
+
+def _reflow(doc: str) -> str:
+    """A command docstring with each paragraph on one line: rich help keeps the source's line
+    breaks, which wrapped "2 for an empty store," onto a line of its own."""
+    return "\n\n".join(" ".join(p.split()) for p in cleandoc(doc).split("\n\n"))
+
+
+for command in app.registered_commands:
+    if command.help is None and command.callback is not None and command.callback.__doc__:
+        command.help = _reflow(command.callback.__doc__)
 
 
 def main() -> None:

@@ -210,3 +210,13 @@ def test_a_statute_section_is_external():
     assert ref.ref_type.value == "external" and ref.raw_text == "section 403(b)"
     (ref,) = find_pointers("as described in Section 7.2(b) of this policy")
     assert ref.ref_type.value == "section" and ref.ref_target == "7.2(b)"
+
+
+def test_command_help_paragraphs_are_reflowed_not_broken_where_the_source_wraps():
+    """Rich help keeps a docstring's line breaks: "2 for an empty store," used to end a line."""
+    import re
+
+    from cli.main import app
+
+    for command in app.registered_commands:
+        assert command.help and not re.search(r"(?<!\n)\n(?!\n)", command.help), command.name

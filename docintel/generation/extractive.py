@@ -736,11 +736,15 @@ class ExtractiveGenerator:
             nxt = _after(s, sents)
             if s.text.rstrip().endswith(":"):
                 listed = False
+                prev = s
                 for k, t in enumerate(nxt[:MAX_LIST_ITEMS]):
                     item = BULLET.match(t.text) is not None
-                    if t.injected or (listed and not item) or (not listed and k >= 8):
+                    # a second sentence of an item starts on the line its first one ends on
+                    same_item = t.passage is prev.passage and t.line_nums[0] == prev.line_nums[-1]
+                    if t.injected or (listed and not item and not same_item) or (not listed and k >= 8):
                         break  # the list ended: the next paragraph is not part of it
                     listed = listed or item
+                    prev = t
                     if id(t) not in have:
                         out.append(t)
                         have.add(id(t))

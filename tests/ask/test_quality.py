@@ -509,6 +509,21 @@ def test_a_list_after_a_colon_is_quoted_whole_without_bullets():
     assert [r.raw_text for r in out.pending_references] == ["Section 2.3.4.3"]
 
 
+def test_a_list_item_of_two_sentences_does_not_end_the_list():
+    """SP 800-63B p71: "• An alternative authentication method must be available and
+    functioning. In cases where biometrics do not work, allow ..." then "• Provisions for
+    technical assistance:" - the list went on after the item's second sentence."""
+    p = _passage(["Across all biometric modalities, usability considerations for intermittent events include:",
+                  "\u2022 An alternative authentication method must be available and functioning. In cases where",
+                  "biometrics do not work, allow users to use a memorized secret as an alternative second factor.",
+                  "\u2022 Provisions for technical assistance: clearly communicate where to acquire assistance.",
+                  "Section 10.5 covers the summary of usability considerations for all authenticators."])
+    out = _generate("Which usability considerations for intermittent events apply to biometric modalities?", [p],
+                    {"usabl": 1.0, "consider": 0.5, "intermitt": 1.0, "event": 0.5, "biometr": 1.0, "modal": 1.0})
+    assert "In cases where biometrics do not work" in out.answer and "Provisions for technical assistance" in out.answer
+    assert "Section 10.5 covers" not in out.answer  # a paragraph after the list is not part of it
+
+
 def test_a_question_is_read_for_what_is_asked_not_for_the_premise():
     from docintel.generation.extractive import PREMISE_WEIGHT, _asked_weights
     from docintel.questions.parse import parse_question

@@ -112,8 +112,29 @@ def prepare_stores(files: Sequence[GoldenFile], settings: Settings, progress: Pr
 
 
 FINGERPRINT_FILE = "eval-fingerprint.json"
-_STORE_CODE = ("parsing", "retrieval", "schemas", "store")
-"""Packages whose code decides what an eval store holds (ask-time code is not cached)."""
+_STORE_CODE = ("parsing", "store", "retrieval/index.py", "schemas/tables.py")
+"""The code that decides what an eval store holds: the parsers, the store, the search index
+and the table schemas. Ask-time code (search, the loop, generation, question schemas) is not
+cached, so changing it does not rebuild the eval stores."""
+
+
+def store_files() -> list[Path]:
+    """The files :func:`code_fingerprint` hashes."""
+    import docintel
+
+    pkg = Path(docintel.__file__).parent
+    out: list[Path] = []
+    for sub in _STORE_CODE:
+        out.extend([pkg / sub] if sub.endswith(".py") else sorted((pkg / sub).rglob("*.py")))
+    return out
+
+
+def _parse_settings(settings: Settings) -> dict:
+    """The settings that change what ingest and escalate write (a new OCR resolution rebuilds)."""
+    keep_ingest = ("ocr_lang", "ocr_dpi")
+    keep_escalate = ("method", "max_pages", "ocr_dpi", "vision_model")
+    return {"ingest": {k: getattr(settings.ingest, k) for k in keep_ingest},
+            "escalate": {k: getattr(settings.escalate, k) for k in keep_escalate}}
 
 
 def code_fingerprint() -> str:
@@ -125,15 +146,18 @@ def code_fingerprint() -> str:
 
     h = hashlib.sha256()
     pkg = Path(docintel.__file__).parent
-    for sub in _STORE_CODE:
-        for f in sorted((pkg / sub).rglob("*.py")):
-            h.update(str(f.relative_to(pkg)).encode())
-            h.update(f.read_bytes())
+    for f in store_files():
+        h.update(str(f.relative_to(pkg)).encode())
+        h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
 
-def _reset_if_stale(root: Path) -> None:
-    """Drop eval's own store when the store-building code changed since it was built."""
+def _stamp(settings: Settings) -> dict:
+    return {"code": code_fingerprint(), "settings": _parse_settings(settings)}
+
+
+def _reset_if_stale(root: Path, settings: Settings) -> None:
+    """Drop eval's own store when the store-building code or settings changed since it was built."""
     import json
     import shutil
 
@@ -141,11 +165,11 @@ def _reset_if_stale(root: Path) -> None:
     if not root.exists():
         return
     try:
-        built = json.loads(stamp.read_text()).get("code")
+        built = json.loads(stamp.read_text())
     except (OSError, ValueError):
         built = None
-    if built != code_fingerprint() and root.name == EVAL_STORE_DIR:
-        log.info("eval store %s was built by other parsing/retrieval code: rebuilding it", root)
+    if built != _stamp(settings) and root.name == EVAL_STORE_DIR:
+        log.info("eval store %s was built by other parsing code or settings: rebuilding it", root)
         shutil.rmtree(root)
 
 
@@ -155,7 +179,7 @@ def _build_store(root: Path, paths: list[Path], settings: Settings, progress: Pr
     from docintel import api
     from docintel.store.atomic import write_bytes
 
-    _reset_if_stale(root)
+    _reset_if_stale(root, settings)
     s = settings.model_copy(update={"store": root, "json_output": False, "quiet": True}, deep=True)
     s.ingest.force = False
     s.escalate.force = False
@@ -168,7 +192,7 @@ def _build_store(root: Path, paths: list[Path], settings: Settings, progress: Pr
             f"eval could not ingest {', '.join(failed)} into {root}; fix or drop them from the golden file"
         )
     api.escalate(s, docs=[p.name for p in paths], progress=progress)
-    write_bytes(root / FINGERPRINT_FILE, json.dumps({"code": code_fingerprint()}).encode())
+    write_bytes(root / FINGERPRINT_FILE, json.dumps(_stamp(settings)).encode())
 
 
 def _failed_inputs(report: object) -> list[str]:

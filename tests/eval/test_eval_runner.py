@@ -202,8 +202,24 @@ def test_own_store_is_rebuilt_when_store_building_code_changes(write_golden, gol
     assert (root / "marker").exists()  # same code: incremental, nothing dropped
     monkeypatch.setattr(eval_runner, "code_fingerprint", lambda: "changed")
     run_eval([g], Settings.load(env={}), ask=patched)
-    assert not (root / "marker").exists() and (root / "eval-fingerprint.json").read_text() == '{"code": "changed"}'
+    assert not (root / "marker").exists() and json.loads((root / "eval-fingerprint.json").read_text())["code"] == "changed"
     assert [step[0] for step in patched.setup] == ["ingest", "escalate"] * 3
+    (root / "marker").write_text("built at 300 dpi")
+    run_eval([g], Settings.load(env={}, ingest__ocr_dpi=200), ask=patched)
+    assert not (root / "marker").exists()  # another OCR resolution parses scans differently
+
+
+def test_only_store_building_code_is_fingerprinted():
+    """A change to search, the loop or the generator must not rebuild every eval store (75-90 s
+    each); a change to a parser, the store, the index or the table schemas must."""
+    import docintel
+    from docintel.evaluation import runner as eval_runner
+
+    pkg = Path(docintel.__file__).parent
+    files = {str(f.relative_to(pkg)) for f in eval_runner.store_files()}
+    assert {"parsing/ingest.py", "parsing/escalate.py", "store/store.py", "retrieval/index.py", "schemas/tables.py"} <= files
+    assert not files & {"retrieval/search.py", "retrieval/region.py", "orchestrator/loop.py",
+                        "generation/extractive.py", "schemas/questions.py", "questions/parse.py"}
 
 
 def test_usage_coded_generator_error_aborts_but_a_timeout_fails_one_question(write_golden, tmp_path, monkeypatch):

@@ -158,8 +158,8 @@ def find_mentions(text: str) -> list[Mention]:
         if rtype == RefType.section and word.lower().startswith("para") and not ident[:1].isdigit():
             continue
         if rtype == RefType.section and _STATUTE_ID.match(ident):
-            # "section 401(k)(11)", "section 403(b)": a tax-code or statute section, not a part of
-            # this document (its own sections are numbered 7.2, 7.2(b))
+            # "section 401(k)(11)", "section 403(b)", "section 1441": a tax-code or statute
+            # section, not a part of this document (its own sections are numbered 7.2, 7.2(b))
             raw = m.group(0).strip().rstrip(".,;")
             taken.append((m.start(), m.end()))
             found.append(_external(raw, m.start(), m.end()))
@@ -232,8 +232,9 @@ def find_mentions(text: str) -> list[Mention]:
     return found
 
 
-_STATUTE_ID = re.compile(r"^\d{3,}(?:\([a-zA-Z0-9]{1,4}\))+$")
-"""A section id of three or more digits with a lettered subsection: a statute's, not the document's."""
+_STATUTE_ID = re.compile(r"^\d{3,}(?:\([a-zA-Z0-9]{1,4}\))+$|^\d{4,}$")
+"""A section id of three or more digits with a lettered subsection, or of four or more digits
+("section 1441", "Section 5131", "Section 44701"): a statute's, not the document's."""
 
 _COORDINATED = re.compile(r"(?i)(?:\band\b|\bor\b|,)\s*(?:in\s+|to\s+)?(?:the\s+)?$")
 """What joins a second pointer to the first: "..., and Section 10.4", "or in Table 3"."""

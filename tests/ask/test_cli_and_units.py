@@ -210,6 +210,13 @@ def test_a_statute_section_is_external():
     assert ref.ref_type.value == "external" and ref.raw_text == "section 403(b)"
     (ref,) = find_pointers("as described in Section 7.2(b) of this policy")
     assert ref.ref_type.value == "section" and ref.ref_target == "7.2(b)"
+    # a bare id of four or more digits: IRC section 1441, Clinger-Cohen Act Section 5131
+    for text, raw in [("tax withheld under section 1441 or 1442", "section 1441 or 1442"),
+                      ("under Section 5131 of the Information Technology Management Reform Act", "Section 5131")]:
+        (ref,) = [r for r in find_pointers(text) if r.raw_text.lower().startswith("section")]
+        assert ref.ref_type.value == "external" and ref.raw_text == raw
+    (ref,) = find_pointers("see Section 12 for the fees")
+    assert ref.ref_type.value == "section"
 
 
 def test_command_help_paragraphs_are_reflowed_not_broken_where_the_source_wraps():

@@ -162,6 +162,14 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     caption = text.str.match(r"(?i)(?:table|figure|fig\.|appendix|annex|chapter|section|part|schedule)\b")
     headish = (text.str.fullmatch(r"[^a-z]*[A-Z][^a-z]*") & ~caption) | text.str.fullmatch(r"(?:\d{1,4}|[ivxlc]{1,6}|[A-Z]-\d{1,3})")
     margin |= (h > 0) & ((y1 < 1.5 * share * h) | (y0 > (1 - 1.5 * share) * h)) & short & text_kind & headish
+    # a running head of any length set smaller than the page's body text ("FIPS Publication 199
+    # Standards for Security Categorization of Federal Information and Information Systems", 8 pt
+    # over 10.5 pt body) in the margin band
+    if "font_size" in lines:
+        size = lines["font_size"].astype(float)
+        words = lines["text"].astype(str).str.split().str.len()
+        body = size.where(words > _BODY_WORDS).groupby(lines["page_num"]).transform("median")
+        margin |= (h > 0) & ((y1 < share * h) | (y0 > (1 - share) * h)) & text_kind & (size < 0.85 * body)
     return mark_footnotes(lines[~margin], heights)
 
 

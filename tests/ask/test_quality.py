@@ -616,6 +616,22 @@ def test_a_running_head_set_low_is_dropped_but_a_heading_near_the_top_is_kept():
                                   "TABLE 2-1. KEY SECURITY ROLES"]  # a caption set high is kept
 
 
+def test_a_long_running_head_in_small_type_is_dropped_but_body_text_at_the_top_is_kept():
+    """FIPS 199 sets its 15-word title at 8 pt over 10.5 pt body text at the top of each page; it
+    was read into the first sentence ("... Information Systems EXAMPLE 5: A power plant ...")."""
+    import pandas as pd
+
+    from docintel.retrieval.region import drop_margins
+
+    head = "FIPS Publication 199 Standards for Security Categorization of Federal Information and Information Systems"
+    body = "The E-Government Act of 2002 (Public Law 107-347), passed by the one hundred and seventh Congress, recognized"
+    rows = [(head, 36, 45, 7.98), (body, 40, 52, 10.5), (body, 94, 106, 10.5), (body, 106, 118, 10.5)]
+    page = pd.DataFrame([{"page_num": 1, "line_num": i + 1, "text": t, "kind": "text", "y0": float(a), "y1": float(b),
+                          "font_size": f} for i, (t, a, b, f) in enumerate(rows)])
+    kept = drop_margins(page, {1: 792.0})
+    assert list(kept["line_num"]) == [2, 3, 4]
+
+
 def test_a_pointer_in_the_sentence_before_the_answer_is_followed():
     """SP 800-63B p16: "Periodic reauthentication ... SHALL be performed as described in Section
     7.2. At AAL1, reauthentication of the subscriber SHOULD be repeated at least once per 30 days"."""

@@ -184,9 +184,19 @@ def page_lines(store: Store, doc_id: str, pages: list[int]) -> pd.DataFrame:
     """The best-parse lines of ``pages`` without running headers and footers, footnotes marked
     (:func:`docintel.retrieval.region.drop_margins`): what every passage is cut from."""
     from docintel.retrieval.region import drop_margins
-    from docintel.store.view import best_lines
+    from docintel.store.view import BASELINE_METHODS, best_lines
 
-    return drop_margins(best_lines(store, doc_id, pages), _heights(store, doc_id, pages))
+    wanted = sorted({int(p) for p in pages})
+    # the pages two either side show which lines of the margin band every page repeats (odd
+    # and even pages may carry different running heads); their first parse's lines suffice
+    around = sorted({q for p in wanted for q in range(p - 2, p + 3) if q >= 1} - set(wanted))
+    heights = _heights(store, doc_id, wanted + around)
+    nearby = store.read_table("line_df", [doc_id], columns=["page_num", "text", "kind", "y0", "y1", "parsing_method"],
+                              filters=[("page_num", "in", around)]) if around else None
+    if nearby is not None and not nearby.empty:
+        nearby = nearby[nearby["parsing_method"].isin(BASELINE_METHODS)]
+        nearby = nearby.assign(height=nearby["page_num"].map(heights))
+    return drop_margins(best_lines(store, doc_id, wanted), {p: h for p, h in heights.items() if p in wanted}, nearby=nearby)
 
 
 def _heights(store: Store, doc_id: str, pages: list[int]) -> dict[int, float]:

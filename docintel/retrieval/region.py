@@ -144,10 +144,12 @@ def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, floa
     return WindowScore(cov, nums[max(0, i_lo - context)], nums[min(len(nums) - 1, i_hi + context)], centre, w.sentence)
 
 
-def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 0.07) -> pd.DataFrame:
+def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 0.07,
+                 nearby: pd.DataFrame | None = None) -> pd.DataFrame:
     """Drop running headers, footers and page numbers: short lines in the top or bottom
-    ``share`` of the page, and capitals or bare page numbers within 1.5 x ``share``; then
-    mark the footnote blocks (:func:`mark_footnotes`)."""
+    ``share`` of the page, lines there that another page repeats (``nearby``: lines of the
+    pages around, read only for that), and capitals, bare page numbers or small type within
+    1.5 x ``share``; then mark the footnote blocks (:func:`mark_footnotes`)."""
     if lines.empty or not heights:
         return lines
     h = lines["page_num"].map(lambda p: heights.get(int(p), 0.0)).astype(float)
@@ -164,13 +166,43 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     margin |= (h > 0) & ((y1 < 1.5 * share * h) | (y0 > (1 - 1.5 * share) * h)) & short & text_kind & headish
     # a running head of any length set smaller than the page's body text ("FIPS Publication 199
     # Standards for Security Categorization of Federal Information and Information Systems", 8 pt
-    # over 10.5 pt body) in the margin band
+    # over 10.5 pt body; CSWP 29's "February 26, 2024" at 61 pt)
     if "font_size" in lines:
         size = lines["font_size"].astype(float)
         words = lines["text"].astype(str).str.split().str.len()
         body = size.where(words > _BODY_WORDS).groupby(lines["page_num"]).transform("median")
-        margin |= (h > 0) & ((y1 < share * h) | (y0 > (1 - share) * h)) & text_kind & (size < 0.85 * body)
+        margin |= (h > 0) & ((y1 < 1.5 * share * h) | (y0 > (1 - 1.5 * share) * h)) & text_kind & ~caption & (size < 0.85 * body)
+    # text set sideways at the left edge: a stamp, not the page's text ("arXiv:1706.03762v7
+    # [cs.CL] 2 Aug 2023", "jbell on DSKJLSW7X2PROD with PROPOSALS")
+    if "x0" in lines and "x1" in lines:
+        x0, x1 = lines["x0"].astype(float), lines["x1"].astype(float)
+        margin |= (y1 - y0 > 4 * (x1 - x0)) & (x1 < _EDGE) & text_kind & (text.str.split().str.len() >= 2)
+    # a line in the margin band that another page repeats, page numbers aside ("Federal Register /
+    # Vol. 85, No. 152 / Thursday, August 6, 2020 / Proposed Rules", 14 words at body size)
+    band = (h > 0) & ((y1 < share * h) | (y0 > (1 - share) * h)) & text_kind
+    if band.any():
+        key = text.str.casefold().str.replace(r"\d+", "#", regex=True).str.replace(r"\s+", " ", regex=True)
+        seen = pd.concat([pd.DataFrame({"page_num": lines["page_num"][band], "key": key[band]}), _band_keys(nearby, share)])
+        pages_with = seen.drop_duplicates().groupby("key")["page_num"].nunique()
+        margin |= band & key.map(pages_with).fillna(0).ge(2)
     return mark_footnotes(lines[~margin], heights)
+
+
+_EDGE = 45.0
+"""Points from the left edge of the page within which sideways text is a stamp."""
+
+
+def _band_keys(lines: pd.DataFrame | None, share: float) -> pd.DataFrame:
+    """(page_num, key) of the lines of ``lines`` in the margin band, digits folded (a page's own
+    number does not make its running head differ from the next page's)."""
+    if lines is None or lines.empty or "height" not in lines:
+        return pd.DataFrame({"page_num": [], "key": []})
+    h = lines["height"].astype(float)
+    band = (h > 0) & ((lines["y1"].astype(float) < share * h) | (lines["y0"].astype(float) > (1 - share) * h))
+    band &= kinds_of(lines).eq("text")
+    text = lines["text"].astype(str).str.strip()[band]
+    key = text.str.casefold().str.replace(r"\d+", "#", regex=True).str.replace(r"\s+", " ", regex=True)
+    return pd.DataFrame({"page_num": lines["page_num"][band], "key": key})
 
 
 _FOOTNOTE_MARK = re.compile(r"^(?:\d{1,3}|[*†‡§])(?:\s|$)")

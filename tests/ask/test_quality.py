@@ -632,6 +632,33 @@ def test_a_long_running_head_in_small_type_is_dropped_but_body_text_at_the_top_i
     assert list(kept["line_num"]) == [2, 3, 4]
 
 
+def test_a_running_head_the_next_pages_repeat_and_a_sideways_stamp_are_dropped():
+    """The Federal Register sets "Federal Register / Vol. 85, No. 152 / ... / Proposed Rules" (14
+    words, body size) atop every page next to its number, and "jbell on DSKJLSW7X2PROD with
+    PROPOSALS" sideways at the left edge; arXiv stamps its id the same way."""
+    import pandas as pd
+
+    from docintel.retrieval.region import drop_margins
+
+    head = "Federal Register / Vol. 85, No. 152 / Thursday, August 6, 2020 / Proposed Rules"
+
+    def page(n, rows):
+        return pd.DataFrame([{"page_num": n, "line_num": i + 1, "text": t, "kind": "text", "x0": x0, "x1": x1,
+                              "y0": float(a), "y1": float(b), "font_size": 9.0, "height": 792.0}
+                             for i, (t, x0, x1, a, b) in enumerate(rows)])
+
+    body = "This proposed AD would continue to allow use of an existing FAA-approved MEL for the airplane."
+    five = page(5, [(f"4770{5}", 40, 70, 34, 44), (head, 80, 500, 34, 44), (body, 40, 290, 60, 69),
+                    ("jbell on DSKJLSW7X2PROD with PROPOSALS", 18, 23, 667, 774),
+                    ("Table 1 shows the rates for each airplane model in the fleet, by operator and by year of delivery.",
+                     40, 290, 40, 52)])
+    four = page(4, [("47704", 40, 70, 34, 44), (head, 80, 500, 34, 44), (body, 40, 290, 60, 69)])
+    kept = drop_margins(five, {5: 792.0}, nearby=four)
+    assert list(kept["text"]) == [body, "Table 1 shows the rates for each airplane model in the fleet, by operator and by year of delivery."]
+    alone = drop_margins(five, {5: 792.0})  # nothing repeats it: a long line at the top is kept
+    assert head in list(alone["text"])
+
+
 def test_a_pointer_in_the_sentence_before_the_answer_is_followed():
     """SP 800-63B p16: "Periodic reauthentication ... SHALL be performed as described in Section
     7.2. At AAL1, reauthentication of the subscriber SHOULD be repeated at least once per 30 days"."""

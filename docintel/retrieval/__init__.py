@@ -60,6 +60,10 @@ def retrieve(
     if not hits:
         return [], [], idf
     total = sum(idf.values()) or 1.0
+    # "What does Table 1 in FIPS 199 say?": a document the question names in full is where to look
+    named = [h for h in hits if h.hint >= 1.0]
+    if named:
+        hits = named
     # re-rank only pages that could still win: bm25 within reach of the best one
     hits = [h for i, h in enumerate(hits) if i < top_k or h.bm25 + h.toc * 0.5 >= POOL_FLOOR]
     by_doc: dict[str, list[int]] = {}

@@ -33,6 +33,7 @@ class PageHit(BaseModel):
     toc: float = Field(0.0, description="Normalised TOC-title match of the page's section (0-1).")
     toc_title: str | None = None
     methods: str = ""
+    hint: float = Field(0.0, description="Share of the question's document-naming words its document's name or title holds.")
 
 
 def fts_query(parsed: ParsedQuestion) -> str:
@@ -139,7 +140,8 @@ def _search(
         score = v["bm25"] + TOC_WEIGHT * v["toc"] + DOC_HINT_WEIGHT * hints.get(key[0], 0.0)
         hits.append(
             PageHit(doc_id=key[0], page_num=key[1], page_label=label, score=round(score, 6),
-                    bm25=round(v["bm25"], 6), toc=round(v["toc"], 6), toc_title=v["toc_title"], methods=methods)
+                    bm25=round(v["bm25"], 6), toc=round(v["toc"], 6), toc_title=v["toc_title"], methods=methods,
+                    hint=round(hints.get(key[0], 0.0), 6))
         )
     hits.sort(key=lambda h: (-h.score, h.doc_id, h.page_num))
     return hits[: max(top_k, 1)] if top_k else hits

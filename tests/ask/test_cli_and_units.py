@@ -227,3 +227,36 @@ def test_command_help_paragraphs_are_reflowed_not_broken_where_the_source_wraps(
 
     for command in app.registered_commands:
         assert command.help and not re.search(r"(?<!\n)\n(?!\n)", command.help), command.name
+
+
+def test_a_document_the_question_names_in_full_scopes_the_reranked_pages(monkeypatch):
+    """`make demo`: "What does Table 1 in FIPS 199 say about availability?" ranked SP 800-48 p29
+    first and answered from CSF 2.0's Table 1 once FIPS 199's running title was no longer read
+    into its pages. Pages of a document whose name holds every naming word are the only ones
+    re-ranked; with none, nothing is dropped."""
+    import pandas as pd
+
+    import docintel.retrieval as retrieval
+    import docintel.retrieval.search as search
+    from docintel.questions import parse_question
+    from docintel.retrieval.search import PageHit
+
+    def hit(doc, page, bm25, hint):
+        return PageHit(doc_id=doc, page_num=page, page_label=str(page), score=bm25, bm25=bm25, hint=hint)
+
+    def lines(store, doc_id, pages):
+        return pd.DataFrame([{"doc_id": doc_id, "page_num": p, "line_num": 1, "kind": "text", "parsing_method": "pymupdf",
+                              "text": "Table 1 summarizes availability for each security objective."} for p in pages])
+
+    monkeypatch.setattr(search, "ensure_index", lambda store, docs: None)
+    monkeypatch.setattr(search, "doc_idf", lambda store, parsed, doc: {})
+    monkeypatch.setattr(retrieval, "page_lines", lines)
+    monkeypatch.setattr(retrieval, "_toc", lambda store, doc: None)
+    monkeypatch.setattr(retrieval, "candidate_passages", lambda store, cands, loaded: [])
+    parsed = parse_question("What does Table 1 in FIPS 199 say about availability?")
+    idf = {"table": 1.0, "availability": 1.0}
+    for hits, want in [([hit("sp80048", 29, 1.0, 0.0), hit("csf", 15, 0.9, 0.0), hit("fips199", 6, 0.8, 1.0)], {"fips199"}),
+                       ([hit("sp80048", 29, 1.0, 0.0), hit("sp80063b", 6, 0.8, 0.5)], {"sp80048", "sp80063b"})]:
+        monkeypatch.setattr(search, "rank_pages", lambda store, p, docs, top_k, hits=hits: (hits, idf))
+        _, cands, _ = retrieval.retrieve(None, parsed, ["sp80048", "csf", "fips199"], top_k=1)
+        assert {c.doc_id for c in cands} == want

@@ -181,7 +181,7 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     # Vol. 85, No. 152 / Thursday, August 6, 2020 / Proposed Rules", 14 words at body size)
     band = (h > 0) & ((y1 < share * h) | (y0 > (1 - share) * h)) & text_kind
     if band.any():
-        key = text.str.casefold().str.replace(r"\d+", "#", regex=True).str.replace(r"\s+", " ", regex=True)
+        key = _head_key(text)
         seen = pd.concat([pd.DataFrame({"page_num": lines["page_num"][band], "key": key[band]}), _band_keys(nearby, share)])
         pages_with = seen.drop_duplicates().groupby("key")["page_num"].nunique()
         margin |= band & key.map(pages_with).fillna(0).ge(2)
@@ -200,9 +200,12 @@ def _band_keys(lines: pd.DataFrame | None, share: float) -> pd.DataFrame:
     h = lines["height"].astype(float)
     band = (h > 0) & ((lines["y1"].astype(float) < share * h) | (lines["y0"].astype(float) > (1 - share) * h))
     band &= kinds_of(lines).eq("text")
-    text = lines["text"].astype(str).str.strip()[band]
-    key = text.str.casefold().str.replace(r"\d+", "#", regex=True).str.replace(r"\s+", " ", regex=True)
-    return pd.DataFrame({"page_num": lines["page_num"][band], "key": key})
+    return pd.DataFrame({"page_num": lines["page_num"][band], "key": _head_key(lines["text"].astype(str).str.strip()[band])})
+
+
+def _head_key(text: pd.Series) -> pd.Series:
+    """A margin line as compared across pages: case, spacing and digits (its page number) folded."""
+    return text.str.casefold().str.replace(r"\d+", "#", regex=True).str.replace(r"\s+", " ", regex=True)
 
 
 _FOOTNOTE_MARK = re.compile(r"^(?:\d{1,3}|[*†‡§])(?:\s|$)")

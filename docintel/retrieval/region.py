@@ -154,32 +154,32 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
         return lines
     h = lines["page_num"].map(lambda p: heights.get(int(p), 0.0)).astype(float)
     y0, y1 = lines["y0"].astype(float), lines["y1"].astype(float)
-    short = lines["text"].astype(str).str.split().str.len() <= 12
+    text = lines["text"].astype(str).str.strip()
+    n_words = text.str.split().str.len()
     text_kind = kinds_of(lines).eq("text")
-    margin = (h > 0) & ((y1 < share * h) | (y0 > (1 - share) * h)) & short & text_kind
+    band = _in_band(y0, y1, h, share) & text_kind
+    wide_band = _in_band(y0, y1, h, 1.5 * share) & text_kind
+    margin = band & (n_words <= 12)
     # a little further in, only what reads as a running head: capitals (not a caption such as
     # "TABLE 2-1. KEY SECURITY ROLES") or a bare page number (SP 800-63B sets "AUTHENTICATION &
     # LIFECYCLE MANAGEMENT" down to 60 pt of 792)
-    text = lines["text"].astype(str).str.strip()
     caption = text.str.match(r"(?i)(?:table|figure|fig\.|appendix|annex|chapter|section|part|schedule)\b")
     headish = (text.str.fullmatch(r"[^a-z]*[A-Z][^a-z]*") & ~caption) | text.str.fullmatch(r"(?:\d{1,4}|[ivxlc]{1,6}|[A-Z]-\d{1,3})")
-    margin |= (h > 0) & ((y1 < 1.5 * share * h) | (y0 > (1 - 1.5 * share) * h)) & short & text_kind & headish
+    margin |= wide_band & (n_words <= 12) & headish
     # a running head of any length set smaller than the page's body text ("FIPS Publication 199
     # Standards for Security Categorization of Federal Information and Information Systems", 8 pt
     # over 10.5 pt body; CSWP 29's "February 26, 2024" at 61 pt)
     if "font_size" in lines:
         size = lines["font_size"].astype(float)
-        words = lines["text"].astype(str).str.split().str.len()
-        body = size.where(words > _BODY_WORDS).groupby(lines["page_num"]).transform("median")
-        margin |= (h > 0) & ((y1 < 1.5 * share * h) | (y0 > (1 - 1.5 * share) * h)) & text_kind & ~caption & (size < 0.85 * body)
+        body = size.where(n_words > _BODY_WORDS).groupby(lines["page_num"]).transform("median")
+        margin |= wide_band & ~caption & (size < 0.85 * body)
     # text set sideways at the left edge: a stamp, not the page's text ("arXiv:1706.03762v7
     # [cs.CL] 2 Aug 2023", "jbell on DSKJLSW7X2PROD with PROPOSALS")
     if "x0" in lines and "x1" in lines:
         x0, x1 = lines["x0"].astype(float), lines["x1"].astype(float)
-        margin |= (y1 - y0 > 4 * (x1 - x0)) & (x1 < _EDGE) & text_kind & (text.str.split().str.len() >= 2)
+        margin |= (y1 - y0 > 4 * (x1 - x0)) & (x1 < _EDGE) & text_kind & (n_words >= 2)
     # a line in the margin band that another page repeats, page numbers aside ("Federal Register /
     # Vol. 85, No. 152 / Thursday, August 6, 2020 / Proposed Rules", 14 words at body size)
-    band = (h > 0) & ((y1 < share * h) | (y0 > (1 - share) * h)) & text_kind
     if band.any():
         key = _head_key(text)
         seen = pd.concat([pd.DataFrame({"page_num": lines["page_num"][band], "key": key[band]}), _band_keys(nearby, share)])
@@ -192,13 +192,17 @@ _EDGE = 45.0
 """Points from the left edge of the page within which sideways text is a stamp."""
 
 
+def _in_band(y0: pd.Series, y1: pd.Series, h: pd.Series, share: float) -> pd.Series:
+    """Lines in the top or bottom ``share`` of their page (``h``: page height, 0 when unknown)."""
+    return (h > 0) & ((y1 < share * h) | (y0 > (1 - share) * h))
+
+
 def _band_keys(lines: pd.DataFrame | None, share: float) -> pd.DataFrame:
     """(page_num, key) of the lines of ``lines`` in the margin band, digits folded (a page's own
     number does not make its running head differ from the next page's)."""
     if lines is None or lines.empty or "height" not in lines:
         return pd.DataFrame({"page_num": [], "key": []})
-    h = lines["height"].astype(float)
-    band = (h > 0) & ((lines["y1"].astype(float) < share * h) | (lines["y0"].astype(float) > (1 - share) * h))
+    band = _in_band(lines["y0"].astype(float), lines["y1"].astype(float), lines["height"].astype(float), share)
     band &= kinds_of(lines).eq("text")
     return pd.DataFrame({"page_num": lines["page_num"][band], "key": _head_key(lines["text"].astype(str).str.strip()[band])})
 

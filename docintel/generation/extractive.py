@@ -119,6 +119,12 @@ _PRONOUNS = frozenset("it they he she we you i one".split())
 _DETERMINERS = frozenset("the a an its their this that these those his her our your".split())
 
 
+def names_in(question: str) -> dict[str, str]:
+    """lower-cased -> as written, of the capitalised words inside the question's sentences:
+    names ("the Partial tier", "a resident of Germany"), never the word that starts a sentence."""
+    return {w.lower(): w for w in re.findall(r"(?<=[\w,;)] )[A-Z][a-z][\w\-]*", question)}
+
+
 def tokens_of(question: str) -> list[str]:
     return re.findall(r"[a-z][a-z\-']*", question.lower())
 
@@ -663,8 +669,7 @@ class ExtractiveGenerator:
         # a qualifier of a keyword the evidence does hold ("extra requirements" when it says
         # "additional requirements") is not required word for word
         toks = tokens_of(request.question)
-        # a capitalised word inside the question is a name ("the Partial tier"), never a qualifier
-        names = {w.lower() for w in re.findall(r"(?<=[\w,;)] )[A-Z][a-z][\w\-]*", request.question)}
+        names = names_in(request.question)  # a name ("the Partial tier") is never a qualifier
         for i, t in enumerate(toks[:-1]):
             if _stem(t) in cands and t not in names and _stem(toks[i + 1]) in have and _stem(toks[i + 1]) in weights:
                 cands.pop(_stem(t), None)
@@ -688,6 +693,11 @@ class ExtractiveGenerator:
                    if st not in have and k.lower() not in low and not _acronym_in(k, toks, evidence)]
         if missing:
             gaps.append("does not mention " + ", ".join(repr(k) for k in missing))
+        # "I'm a resident of Germany ...": a name the document never uses is one no quote covers
+        names = names_in(request.parsed.text)
+        unknown = sorted(names[k] for k in names.keys() & set(request.parsed.unused))
+        if unknown:
+            gaps.append("comes from a document that never mentions " + ", ".join(repr(k) for k in unknown))
         q = request.question.lower()
         bare = _POINTER_ID.sub(" ", evidence)
         for rx, want, what in _ASKED_KIND:

@@ -100,9 +100,10 @@ def answer(question: str, settings: Settings) -> AskResult:
     trace["parse"] = parsed.model_dump(mode="json")
     trace["parse_ms"] = clock.lap()
 
-    passages, candidates, idf = retrieve(store, parsed, doc_ids, top_k=ask.top_k)
-    parsed = parsed.model_copy(update={"weights": {k: round(v, 4) for k, v in idf.items()}})
+    passages, candidates, idf, unused = retrieve(store, parsed, doc_ids, top_k=ask.top_k)
+    parsed = parsed.model_copy(update={"weights": {k: round(v, 4) for k, v in idf.items()}, "unused": unused})
     trace["parse"]["weights"] = parsed.weights
+    trace["parse"]["unused"] = parsed.unused
     trace["retrieval"] = {
         "candidates": [c.model_dump() for c in candidates],
         "chosen": [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in passages],

@@ -49,16 +49,17 @@ class Candidate(BaseModel):
 
 def retrieve(
     store: Store, parsed: ParsedQuestion, doc_ids: list[str], top_k: int = 1
-) -> tuple[list[Passage], list[Candidate], dict[str, float]]:
-    """Top-k primary passages, the scored candidates, and the idf of each keyword among the
-    pages of the best page's document (weights for choosing sentences)."""
+) -> tuple[list[Passage], list[Candidate], dict[str, float], list[str]]:
+    """Top-k primary passages, the scored candidates, the idf of each keyword among the pages
+    of the best page's document (weights for choosing sentences), and the keywords that
+    document never uses."""
     from docintel.retrieval.region import answer_span
     from docintel.retrieval.search import ensure_index, rank_pages
 
     ensure_index(store, doc_ids)
     hits, idf = rank_pages(store, parsed, doc_ids, top_k=max(RERANK_POOL, top_k))
     if not hits:
-        return [], [], idf
+        return [], [], idf, []
     total = sum(idf.values()) or 1.0
     # "What does Table 1 in FIPS 199 say?": a document the question names in full is where to look
     named = [h for h in hits if h.hint >= 1.0]
@@ -89,11 +90,13 @@ def retrieve(
         )
     cands.sort(key=lambda c: (-c.score, c.doc_id, c.page_num))
     passages = candidate_passages(store, cands[:top_k], lines)
+    unused: list[str] = []
     if cands:  # sentence weights inside the answer's document
         from docintel.retrieval.search import doc_idf
 
-        idf = doc_idf(store, parsed, cands[0].doc_id) or idf
-    return passages, cands, idf
+        in_doc, unused = doc_idf(store, parsed, cands[0].doc_id)
+        idf = in_doc or idf
+    return passages, cands, idf, unused
 
 
 def candidate_passages(

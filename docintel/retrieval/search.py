@@ -160,12 +160,13 @@ def _idf(conn: sqlite3.Connection, parsed: ParsedQuestion) -> dict[str, float]:
     return out
 
 
-def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> dict[str, float]:
+def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> tuple[dict[str, float], list[str]]:
     """Idf of each keyword among the pages of one document: a word on every page of it (its
-    name, "Acme", "information system") says little about which of its sentences answers."""
+    name, "Acme", "information system") says little about which of its sentences answers. And
+    the keywords the document never uses."""
     conn = connect(store)
     if conn is None:
-        return {}
+        return {}, []
     try:
         n = conn.execute("SELECT count(*) FROM pages WHERE doc_id=?", (doc_id,)).fetchone()[0] or 1
         out: dict[str, float | None] = {}
@@ -181,7 +182,7 @@ def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> dict[str, floa
         # a vocabulary mismatch ("paid" / "payable"), but it is also a sign the answer is not
         # there ("the capital of France" must not be answered by "the capital letter O")
         cap = max((v for v in out.values() if v is not None), default=1.0)
-        return {k: (ABSENT_WORD_WEIGHT * cap if v is None else v) for k, v in out.items()}
+        return {k: (ABSENT_WORD_WEIGHT * cap if v is None else v) for k, v in out.items()}, [k for k, v in out.items() if v is None]
     finally:
         conn.close()
 

@@ -39,6 +39,11 @@ class ParsedQuestion(BaseModel):
     weights: dict[str, float] = Field(
         default_factory=dict, description="Keyword -> corpus idf, filled in by the orchestrator from the page index."
     )
+    unused: list[str] = Field(
+        default_factory=list,
+        description="Keywords the answer's document never uses, filled in with the weights: a name among them "
+        '("a resident of Germany" in tax instructions that never say "Germany") is one the answer cannot cover.',
+    )
     doc_hints: list[str] = Field(
         default_factory=list,
         description='Words that name a document ("the Transformer paper" -> ["transformer"]).',

@@ -249,7 +249,7 @@ def test_a_document_the_question_names_in_full_scopes_the_reranked_pages(monkeyp
                               "text": "Table 1 summarizes availability for each security objective."} for p in pages])
 
     monkeypatch.setattr(search, "ensure_index", lambda store, docs: None)
-    monkeypatch.setattr(search, "doc_idf", lambda store, parsed, doc: {})
+    monkeypatch.setattr(search, "doc_idf", lambda store, parsed, doc: ({}, []))
     monkeypatch.setattr(retrieval, "page_lines", lines)
     monkeypatch.setattr(retrieval, "_toc", lambda store, doc: None)
     monkeypatch.setattr(retrieval, "candidate_passages", lambda store, cands, loaded: [])
@@ -258,5 +258,5 @@ def test_a_document_the_question_names_in_full_scopes_the_reranked_pages(monkeyp
     for hits, want in [([hit("sp80048", 29, 1.0, 0.0), hit("csf", 15, 0.9, 0.0), hit("fips199", 6, 0.8, 1.0)], {"fips199"}),
                        ([hit("sp80048", 29, 1.0, 0.0), hit("sp80063b", 6, 0.8, 0.5)], {"sp80048", "sp80063b"})]:
         monkeypatch.setattr(search, "rank_pages", lambda store, p, docs, top_k, hits=hits: (hits, idf))
-        _, cands, _ = retrieval.retrieve(None, parsed, ["sp80048", "csf", "fips199"], top_k=1)
+        _, cands, _, _ = retrieval.retrieve(None, parsed, ["sp80048", "csf", "fips199"], top_k=1)
         assert {c.doc_id for c in cands} == want

@@ -109,6 +109,15 @@ def test_schedule_table_rows_read_from_flat_lines(policy_store):
     assert "Backup tapes" in out["answer"] and "35 days" in out["answer"]
 
 
+def test_a_name_the_document_never_mentions_is_not_answered_complete(policy_store):
+    """The policy keeps backup tapes 35 days; it says nothing about a Frankfurt office."""
+    out = ask(policy_store, "Our office in Frankfurt runs its own backups. How long are backup tapes kept there?")
+    assert out["answer_completeness"] != "complete"
+    assert "never mentions 'Frankfurt'" in out["answer"]
+    out = ask(policy_store, "Our office runs its own backups. How long are backup tapes kept there?")
+    assert "Frankfurt" not in out["answer"] and "never mentions" not in out["answer"]
+
+
 def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_store, monkeypatch):
     """The top page mentions the topic but neither answers nor points on: the loop reads the
     page ranked next (one more page, never more), and not at all with --max-loops 0."""
@@ -132,7 +141,7 @@ def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_s
 
     def fake_retrieve(store, parsed, doc_ids, top_k=1):
         asked.append(("rank", top_k))
-        return pages[:top_k], cands, {}
+        return pages[:top_k], cands, {}, []
 
     def fake_candidate_passages(store, chosen, loaded=None, first=1):
         asked.append(("read", [c.page_num for c in chosen]))

@@ -56,6 +56,18 @@ def test_evidence_holding_the_topic_word_is_complete():
     assert "Partial answer" not in out.answer
 
 
+@pytest.mark.parametrize("unused, complete", [(["germany"], False), ([], True)])
+def test_a_name_the_document_never_uses_leaves_the_answer_partial(unused, complete):
+    """1040NR never says "Germany": its sentence on a 15% treaty rate is not Germany's rate."""
+    q = "I'm a resident of Germany and received dividends. What reduced treaty rate applies to my dividends?"
+    p = _passage(["A reduced treaty rate of 15% applies to the dividends the withholding agent paid."])
+    parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)])
+    parsed = parsed.model_copy(update={"unused": unused})
+    out = ExtractiveGenerator().generate(GenerationRequest(question=q, parsed=parsed, passages=[p]))
+    assert (out.answer_completeness == Completeness.complete) == complete
+    assert ("never mentions 'Germany'" in out.answer) != complete
+
+
 @pytest.mark.parametrize("text, complete", [
     ("Organizations should consult the previous version of the guide on how patches are applied.", False),
     ("Patches should be applied monthly, and emergency patches as soon as possible.", True),

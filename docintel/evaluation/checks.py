@@ -128,7 +128,8 @@ def check(expect: Expect, result: AskResult, grounding_text: str | None = None) 
     if expect.numbers_grounded:
         allowed = set(numbers_in(result.question)) | set(numbers_in(grounding_text or ""))
         for c in result.citations:
-            allowed |= {float(c.page), float(c.line_start), float(c.line_end)}
+            # provenance: "(page 12, lines 40-42)", and a pointer's "(page 12 line 41)" inside them
+            allowed |= {float(c.page)} | {float(n) for n in range(c.line_start, c.line_end + 1)}
             allowed |= set(numbers_in(c.page_label))
         invented = sorted({x for x in numbers_in(answer) if not any(_same(x, a) for a in allowed)})
         out.append(CheckResult(

@@ -80,6 +80,13 @@ def test_reference_page_must_be_reached_by_reference():
     assert not _by_name(check(Expect(reference_pages=[9]), r))["reference_pages"].passed
 
 
+def test_numbers_grounded_accepts_a_line_inside_a_cited_span():
+    """ "Not followed: 'Appendix B' (page 6 line 4)" names a line of the cited lines 3-5."""
+    r = make_result("What does it cost?", "Tiers ... (page 6, lines 3-5)\n"
+                    "Not followed: 'Appendix B' (page 6 line 4).", reference=None)
+    assert _by_name(check(Expect(numbers_grounded=True), r, grounding_text=""))["numbers_grounded"].passed
+
+
 def test_numbers_grounded():
     r = make_result("How many steps were used?", "Not found. Page 6 says training took 3.5 days and 12 hours.",
                     reference=None, completeness="partial")

@@ -294,6 +294,20 @@ def _held(have: set[str], weights: dict[str, float]) -> float:
     return sum(v for k, v in weights.items() if k in have)
 
 
+def _pointing(sents: list[_Sentence], references: list[Passage]) -> list[_Sentence]:
+    """The sentences holding the pointers the loop followed on its own (``linked``), in order."""
+    out: list[_Sentence] = []
+    for p in references:
+        src = p.referenced_from
+        if src is None or not p.reference_text or not p.linked:
+            continue
+        for s in sents:
+            if s not in out and any(x.passage.page == src.page and src.line in x.line_nums for x in s.parts()) \
+                    and p.reference_text.lower() in s.text.lower():
+                out.append(s)
+    return sorted(out, key=lambda s: s.pos)
+
+
 def _after(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence]:
     """The body sentences that follow ``s`` in its text (across a page break it runs on over)."""
     return sorted((t for t in sents if t.stream == s.stream and t.pos > s.pos and not t.is_note), key=lambda t: t.pos)
@@ -529,6 +543,7 @@ class ExtractiveGenerator:
         chosen: list[_Sentence] = []
         leads: list[_Sentence] = []
         floor = min_coverage(len(request.parsed.keywords))
+        need = NEAR_MISS * floor  # what a followed lead's target must hold of the question
         window = self._window(usable, weights, 2 * floor) if best is not None and best.coverage < floor else []
         if (best is None or best.coverage < floor) and named:
             pass
@@ -541,7 +556,11 @@ class ExtractiveGenerator:
             if best is not None and best.coverage >= NEAR_MISS * floor and self.find_pointers:
                 # a near miss that points on: what it points at may answer (followed by the loop)
                 near = self._continuations([best], sents, weights, request.parsed.focus, NEAR_MISS * floor)
-                leads = near if any(self.find_pointers(t.text) for t in near) else []
+                # ... to a part of the corpus ("NIST SP 800-40 Version 2" is not fetched)
+                leads = near if any(r.ref_type != RefType.external for t in near for r in self.find_pointers(t.text)) else []
+            if not leads:  # a pointer the loop followed from these pages (to a page the question matches):
+                leads = _pointing(sents, references)  # no near miss vouches for it, so its target must answer
+                need = floor if leads else need
             if leads:
                 text = (f"The retrieved pages do not answer this directly (looked for: {missing}); "
                         "the closest passage points on:")
@@ -624,7 +643,7 @@ class ExtractiveGenerator:
                 Completeness.references_unresolved if internal_open else Completeness.complete)
             # followed from a near miss: complete only if the target is about what is asked as
             # much as the near miss itself had to be (then the gap check below applies)
-            if leads and completeness == Completeness.complete and self._coverage("\n".join(parts[held:]), weights) < NEAR_MISS * floor:
+            if leads and completeness != Completeness.partial and self._coverage("\n".join(parts[held:]), weights) < need:
                 completeness = Completeness.partial
         elif internal_open:
             completeness = Completeness.references_unresolved
@@ -693,8 +712,9 @@ class ExtractiveGenerator:
                    if st not in have and k.lower() not in low and not _acronym_in(k, toks, evidence)]
         if missing:
             gaps.append("does not mention " + ", ".join(repr(k) for k in missing))
-        # "I'm a resident of Germany ...": a name the document never uses is one no quote covers
-        names = names_in(request.parsed.text)
+        # "I'm a resident of Germany ...", "802.11ax": a name or an identifier the document
+        # never uses is one no quote from it covers
+        names = names_in(request.parsed.text) | {k: k for k in request.parsed.unused if _NUM.search(k) and re.search(r"[a-z]", k)}
         unknown = sorted(names[k] for k in names.keys() & set(request.parsed.unused))
         if unknown:
             gaps.append("comes from a document that never mentions " + ", ".join(repr(k) for k in unknown))

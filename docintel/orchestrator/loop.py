@@ -8,6 +8,10 @@ score):
 
 - partial, no pointer open or followed, first time -> ``read_runner_up``: the next-ranked page
   is added and the answer regenerated (once; off with ``max_loops`` 0);
+- still partial, and a page read mentions a part whose page ranked first or second ("Section 5
+  discusses metrics ...") -> ``follow_linked_pointer``: that mention is followed like a
+  pointer (one loop); the answer quotes it and what it leads to, and is complete only if the
+  target holds as much of the question as an answer must;
 - no internal pointer left open -> ``return_to_user`` when the answer is complete, else
   ``give_up_partial`` (nothing more to follow: "not found", or a pointer the corpus lacks);
 - internal pointers open and budget left -> ``resolve_references`` (one loop);
@@ -40,6 +44,10 @@ from docintel.schemas.answers import (
 )
 from docintel.settings import Settings
 
+
+LINKED_CANDIDATES = 2
+"""How far down the ranking a pointer's target may sit and still count as linked: a passage
+that does not answer, pointing at a page the question also matches, is followed there."""
 
 RUNNER_UP_PAGES = 1
 """Pages past top-k the loop reads when the first answer is partial and points nowhere (the
@@ -215,6 +223,20 @@ def answer(question: str, settings: Settings) -> AskResult:
                 record["decision"] = "read_runner_up"
                 record["runner_up"] = [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in more]
                 continue
+        if not new and out.answer_completeness == Completeness.partial and not runner_up_left and loops < ask.max_loops and not ref_passages:
+            # the page read does not answer, but one of its pointers leads to a page the
+            # question matches too ("... as described in Section 5.2.4" and 5.2.4's page
+            # ranked second): follow it, as a reader would
+            linked = _linked(passages, candidates, resolver, attempted)
+            if linked:
+                loops += 1
+                record["decision"] = "follow_linked_pointer"
+                have = len(ref_passages)
+                follow(linked, None)
+                ref_passages[have:] = [p.model_copy(update={"linked": True}) for p in ref_passages[have:]]
+                record["resolver"] = list(resolver_steps)
+                resolver_steps.clear()
+                continue
         if not new:
             completeness = out.answer_completeness
             if internal and completeness == Completeness.complete:
@@ -258,6 +280,31 @@ def answer(question: str, settings: Settings) -> AskResult:
     )
     trace["verdict"] = {"decision": verdict.value, "completeness": completeness.value, "passes": pass_no}
     return _finish(result, trace, clock, ask.trace)
+
+
+def _linked(passages: list[Any], candidates: list[Any], resolver: Any, attempted: set[tuple]) -> list[PendingReference]:
+    """The pointer in the primary passages whose target is the best-ranked other candidate page
+    among the top LINKED_CANDIDATES (one pointer; [] when none points at a candidate). Any
+    mention counts ("Section 5 discusses metrics ..."): the ranking has confirmed the link."""
+    from docintel.references.detect import find_mentions, is_external
+    from docintel.schemas.answers import Origin
+
+    rank = {(c.doc_id, c.page_num): i for i, c in enumerate(candidates[:LINKED_CANDIDATES])}
+    best: tuple[int, PendingReference] | None = None
+    for p in passages:
+        for ln in p.lines:
+            for ref in (m.ref for m in find_mentions(ln.text)):
+                ref = ref.model_copy(update={"doc_id": p.doc_id, "origin": Origin(page=p.page, line=ln.line_num)})
+                if is_external(ref) or _key(ref) in attempted:
+                    continue
+                region = resolver.resolve(ref, p.doc_id).region
+                if region is None:
+                    continue
+                hit = [rank[(region.doc_id, n)] for n in range(region.page_start, region.page_end + 1)
+                       if (region.doc_id, n) in rank and n != p.page]
+                if hit and (best is None or min(hit) < best[0]):
+                    best = (min(hit), ref)
+    return [best[1]] if best else []
 
 
 def _runner_up(store: Any, candidates: list[Any], have: list[Any], candidate_passages: Any) -> list[Any]:

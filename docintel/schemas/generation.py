@@ -54,6 +54,10 @@ class Passage(Citation):
         None, description="""Provenance for a reader: "pulled in because of 'Table 3 row (E)' on page 6 line 28"."""
     )
     score: float | None = Field(None, description="Retrieval score of the page (primary passages).")
+    linked: bool = Field(
+        False, description="Reached by a pointer the loop followed itself, from pages that did not answer, because "
+        "the page it points to ranked among the candidates too (no quoted sentence asked for it).",
+    )
     lines: list[PassageLine] = Field(default_factory=list)
 
     @property

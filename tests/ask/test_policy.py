@@ -109,6 +109,37 @@ def test_schedule_table_rows_read_from_flat_lines(policy_store):
     assert "Backup tapes" in out["answer"] and "35 days" in out["answer"]
 
 
+def test_a_page_that_does_not_answer_is_followed_to_a_candidate_it_mentions(policy_store, monkeypatch):
+    """Page 1 only says "Section 7.2 governs water damage" (no "see", and it does not answer);
+    7.2's page ranked next, so the loop follows the mention there and answers from it, cited as
+    a reference from page 1 line 1. Not when 7.2's page ranked lower: a mention alone is not a
+    lead."""
+    import docintel.retrieval as retrieval
+    from docintel.schemas.answers import RetrievedVia
+    from docintel.schemas.generation import Passage, PassageLine
+
+    doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+    top = Passage(passage_id="P1", doc_id=doc_id, doc="policy.pdf", page=1, page_label="1", line_start=1, line_end=1,
+                  parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
+                  lines=[PassageLine(line_num=1, text="Section 7.2 governs water damage to the insured building.")])
+
+    def run(ranked_pages):
+        cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
+                                     line_start=1, line_end=1) for i, n in enumerate(ranked_pages)]
+        monkeypatch.setattr(retrieval, "retrieve", lambda store, parsed, doc_ids, top_k=1: ([top], cands, {}, []))
+        monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1: [])
+        return ask(policy_store, "What is the water sublimit per occurrence?")
+
+    out = run([1, 2])
+    assert "250,000" in out["answer"] and out["answer_completeness"] == "complete"
+    assert '"Section 7.2 governs water damage to the insured building."' in out["answer"]
+    ref = [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+    assert ref and ref[0]["page"] == 2 and ref[0]["referenced_from"] == {"page": 1, "line": 1}
+    out = run([1, 3, 2])
+    assert "250,000" not in out["answer"] and out["answer_completeness"] == "partial"
+    assert not [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+
+
 def test_a_name_the_document_never_mentions_is_not_answered_complete(policy_store):
     """The policy keeps backup tapes 35 days; it says nothing about a Frankfurt office."""
     out = ask(policy_store, "Our office in Frankfurt runs its own backups. How long are backup tapes kept there?")

@@ -56,6 +56,19 @@ def test_evidence_holding_the_topic_word_is_complete():
     assert "Partial answer" not in out.answer
 
 
+@pytest.mark.parametrize("q, unused, complete", [
+    ("What is the maximum data rate of IEEE 802.11ax?", ["802.11ax"], False),
+    ("What is the maximum data rate of IEEE 802.11ax?", [], True),
+])
+def test_an_identifier_the_document_never_uses_leaves_the_answer_partial(q, unused, complete):
+    """SP 800-48 (2008) lists 802.11a/b/g rates and never says "802.11ax"."""
+    p = _passage(["The maximum data rate of IEEE 802.11a is 54 Mbps."])
+    parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)]).model_copy(update={"unused": unused})
+    out = ExtractiveGenerator().generate(GenerationRequest(question=q, parsed=parsed, passages=[p]))
+    assert (out.answer_completeness == Completeness.complete) == complete
+    assert ("never mentions '802.11ax'" in out.answer) != complete
+
+
 @pytest.mark.parametrize("unused, complete", [(["germany"], False), ([], True)])
 def test_a_name_the_document_never_uses_leaves_the_answer_partial(unused, complete):
     """1040NR never says "Germany": its sentence on a 15% treaty rate is not Germany's rate."""

@@ -157,6 +157,13 @@ def answer(question: str, settings: Settings) -> AskResult:
             passages = []
         else:  # the question names a part the corpus does not hold: say so, invent nothing
             missing = [r for r in resolved if r.status == RefStatus.unresolved]
+            # ... unless only its premise names it ("the Schedule A line 17 instructions send me
+            # to a worksheet. How does ...?"): what is asked may still be on the pages found
+            asked = parsed.asked.lower()
+            if passages and parsed.premise and all(r.raw_text.lower() not in asked for r in missing):
+                gone = {r.raw_text for r in missing}
+                parsed = parsed.model_copy(update={"pointers": [p for p in parsed.pointers if p.raw_text not in gone]})
+                missing = []
             if missing:
                 names = ", ".join(repr(r.raw_text) for r in missing)
                 result = AskResult(

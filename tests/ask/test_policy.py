@@ -94,6 +94,14 @@ def test_question_naming_a_missing_part(policy_store):
     assert out["citations"] == []
 
 
+def test_a_missing_part_named_only_in_the_premise_does_not_stop_the_answer(policy_store):
+    """"Our broker keeps citing Section 99." is a scene, not what is asked: the pages the
+    question matches still answer it (the missing part stays on record as unresolved)."""
+    out = ask(policy_store, "Our broker keeps citing Section 99 of the policy. How long are claim records retained?")
+    assert "seven years" in out["answer"] and out["answer_completeness"] == "complete"
+    assert [r["status"] for r in out["resolved_references"] if r["raw_text"] == "Section 99"] == ["unresolved"]
+
+
 def test_stop_words_only_and_odd_input(policy_store):
     out = ask(policy_store, "What is it?")
     assert out["answer"].startswith("Not found") and out["answer_completeness"] == "partial"

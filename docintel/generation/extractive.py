@@ -557,7 +557,8 @@ class ExtractiveGenerator:
                 # a near miss that points on: what it points at may answer (followed by the loop)
                 near = self._continuations([best], sents, weights, request.parsed.focus, NEAR_MISS * floor)
                 # ... to a part of the corpus ("NIST SP 800-40 Version 2" is not fetched)
-                leads = near if any(r.ref_type != RefType.external for t in near for r in self.find_pointers(t.text)) else []
+                inward = any(r.ref_type != RefType.external for t in near for r in self.find_pointers(t.text))
+                leads = near if inward else []
             if not leads:  # a pointer the loop followed from these pages (to a page the question matches):
                 leads = _pointing(sents, references)  # no near miss vouches for it, so its target must answer
                 need = floor if leads else need
@@ -642,8 +643,10 @@ class ExtractiveGenerator:
             completeness = Completeness.partial if not any(p.lines for p in references) else (
                 Completeness.references_unresolved if internal_open else Completeness.complete)
             # followed from a near miss: complete only if the target is about what is asked as
-            # much as the near miss itself had to be (then the gap check below applies)
-            if leads and completeness != Completeness.partial and self._coverage("\n".join(parts[held:]), weights) < need:
+            # much as the near miss itself had to be (a mention the loop followed on its own: as
+            # much as an answer must); then the gap check below applies
+            if leads and completeness != Completeness.partial \
+                    and self._coverage("\n".join(parts[held:]), weights) < need:
                 completeness = Completeness.partial
         elif internal_open:
             completeness = Completeness.references_unresolved
@@ -714,8 +717,9 @@ class ExtractiveGenerator:
             gaps.append("does not mention " + ", ".join(repr(k) for k in missing))
         # "I'm a resident of Germany ...", "802.11ax": a name or an identifier the document
         # never uses is one no quote from it covers
-        names = names_in(request.parsed.text) | {k: k for k in request.parsed.unused if _NUM.search(k) and re.search(r"[a-z]", k)}
-        unknown = sorted(names[k] for k in names.keys() & set(request.parsed.unused))
+        unused = set(request.parsed.unused)
+        names = names_in(request.parsed.text) | {k: k for k in unused if _NUM.search(k) and re.search(r"[a-z]", k)}
+        unknown = sorted(names[k] for k in names.keys() & unused)
         if unknown:
             gaps.append("comes from a document that never mentions " + ", ".join(repr(k) for k in unknown))
         q = request.question.lower()

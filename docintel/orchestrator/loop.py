@@ -230,7 +230,8 @@ def answer(question: str, settings: Settings) -> AskResult:
                 record["decision"] = "read_runner_up"
                 record["runner_up"] = [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in more]
                 continue
-        if not new and out.answer_completeness == Completeness.partial and not runner_up_left and loops < ask.max_loops and not ref_passages:
+        still_partial = not new and out.answer_completeness == Completeness.partial and not ref_passages
+        if still_partial and not runner_up_left and loops < ask.max_loops:
             # the page read does not answer, but one of its pointers leads to a page the
             # question matches too ("... as described in Section 5.2.4" and 5.2.4's page
             # ranked second): follow it, as a reader would

@@ -182,7 +182,8 @@ def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> tuple[dict[str
         # a vocabulary mismatch ("paid" / "payable"), but it is also a sign the answer is not
         # there ("the capital of France" must not be answered by "the capital letter O")
         cap = max((v for v in out.values() if v is not None), default=1.0)
-        return {k: (ABSENT_WORD_WEIGHT * cap if v is None else v) for k, v in out.items()}, [k for k, v in out.items() if v is None]
+        weights = {k: (ABSENT_WORD_WEIGHT * cap if v is None else v) for k, v in out.items()}
+        return weights, [k for k, v in out.items() if v is None]
     finally:
         conn.close()
 

@@ -907,7 +907,8 @@ class ExtractiveGenerator:
         return f"{head}: " + " ".join(f'"{s.text}"' for s in top) + caveat, nums
 
     def _section_text(self, group: list[Passage], request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[Citation]]:
-        """The best sentences of a text target that may run over several pages."""
+        """The best three sentences of a text target that may run over several pages (with what
+        they lead into: a list after "include:")."""
         sents = _read(group)
         for s in sents:
             self._score(s, weights, request)
@@ -916,7 +917,7 @@ class ExtractiveGenerator:
         # a sentence about the target itself ("This appendix provides an overview of ...") only
         # when nothing else in it matches, unless the question asks about the target by name
         meta = (lambda s: s.score > 0 and bool(_META.search(s.text))) if not request.parsed.pointers else (lambda s: False)
-        top = sorted(usable, key=lambda s: (meta(s), -s.score, order[id(s)]))[:2]
+        top = sorted(usable, key=lambda s: (meta(s), -s.score, order[id(s)]))[:3]
         top = [s for s in top if not meta(s)] or top
         title = None
         if not top or top[0].score <= 0 or top[0].coverage <= 0:

@@ -912,6 +912,11 @@ class ExtractiveGenerator:
         sents = _read(group)
         for s in sents:
             self._score(s, weights, request)
+        # a list ("... MAY include, but is not limited to:") scores by what its items hold
+        for s in [s for s in sents if s.text.rstrip().endswith(":")]:
+            listed = self._continuations([s], sents, weights)
+            if len(listed) > 1:
+                s.score = max(s.score, _held(set().union(*(_stems(t.text) for t in listed)), weights))
         usable = [s for s in sents if not s.injected and _is_prose(s.text)] or [s for s in sents if not s.injected]
         order = {id(s): k for k, s in enumerate(sents)}
         # a sentence about the target itself ("This appendix provides an overview of ...") only

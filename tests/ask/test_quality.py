@@ -338,6 +338,28 @@ def test_adjacent_sentences_that_answer_together_are_quoted():
     assert _generate(q2, [p]).answer.startswith("Not found")
 
 
+# -- followed sections ---------------------------------------------------------------------------
+
+
+def test_a_list_in_a_followed_section_scores_by_what_its_items_hold():
+    """SP 800-63B 5.2.4: what an attestation conveys is a list whose intro only says
+    "attestation"; sentences repeating the question's words outranked it."""
+    primary = _passage(["Runtime interrogation of signed metadata (e.g., attestation) as described in Section 5.2.4."],
+                       page=37, page_label="27")
+    section = _passage([
+        "An attestation is information conveyed to the verifier regarding a directly-connected authenticator.",
+        "Attestation information MAY be used by the verifier as part of a risk-based authentication decision.",
+        "The verifier should check each attestation against the verifier's list of trusted manufacturers.",
+        "Information conveyed by attestation MAY include, but is not limited to:",
+        "• The provenance, health, and integrity of the authenticator and endpoint.",
+        "• Security and performance characteristics of the biometric sensor.",
+        "• Sensor modality.",
+    ], passage_id="R1", page=38, page_label="28", retrieved_via=RetrievedVia.reference,
+        referenced_from=Origin(page=37, line=1), reference_text="Section 5.2.4")
+    out = _generate("What can an attestation tell the verifier about the sensor and the authenticator?", [primary, section])
+    assert "Sensor modality" in out.answer and "provenance" in out.answer
+
+
 # -- figure targets and acronyms (SP 800-48 Figure 2-3) ----------------------------------------
 
 

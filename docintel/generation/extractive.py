@@ -912,8 +912,9 @@ class ExtractiveGenerator:
         sents = _read(group)
         for s in sents:
             self._score(s, weights, request)
-        # a list ("... MAY include, but is not limited to:") scores by what its items hold
-        for s in [s for s in sents if s.text.rstrip().endswith(":")]:
+        # what a thing includes ("... MAY include, but is not limited to:") scores by what the
+        # items of its list hold (not any list: "time can be measured in several ways:")
+        for s in [s for s in sents if re.search(r"(?i)\binclud\w*\b[^:]*:\s*$", s.text)]:
             listed = self._continuations([s], sents, weights)
             if len(listed) > 1:
                 s.score = max(s.score, _held(set().union(*(_stems(t.text) for t in listed)), weights))

@@ -27,6 +27,12 @@ def _passage(texts: list[str], **kw) -> Passage:
     return Passage(**base)
 
 
+def _followed(texts: list[str], page: int, label: str, pointer: str, origin: Origin) -> Passage:
+    """The passage a pointer led to ("R1"), as the loop hands it to the generator."""
+    return _passage(texts, passage_id="R1", page=page, page_label=label, retrieved_via=RetrievedVia.reference,
+                    referenced_from=origin, reference_text=pointer)
+
+
 def _generate(question: str, passages: list[Passage], weights: dict[str, float] | None = None):
     parsed = parse_question(question, lambda text: [m.ref for m in find_mentions(text)])
     if weights is not None:
@@ -346,7 +352,7 @@ def test_a_list_in_a_followed_section_scores_by_what_its_items_hold():
     "attestation"; sentences repeating the question's words outranked it."""
     primary = _passage(["Runtime interrogation of signed metadata (e.g., attestation) as described in Section 5.2.4."],
                        page=37, page_label="27")
-    section = _passage([
+    section = _followed([
         "An attestation is information conveyed to the verifier regarding a directly-connected authenticator.",
         "Attestation information MAY be used by the verifier as part of a risk-based authentication decision.",
         "The verifier should check each attestation against the verifier's list of trusted manufacturers.",
@@ -354,8 +360,7 @@ def test_a_list_in_a_followed_section_scores_by_what_its_items_hold():
         "• The provenance, health, and integrity of the authenticator and endpoint.",
         "• Security and performance characteristics of the biometric sensor.",
         "• Sensor modality.",
-    ], passage_id="R1", page=38, page_label="28", retrieved_via=RetrievedVia.reference,
-        referenced_from=Origin(page=37, line=1), reference_text="Section 5.2.4")
+    ], 38, "28", "Section 5.2.4", Origin(page=37, line=1))
     out = _generate("What can an attestation tell the verifier about the sensor and the authenticator?", [primary, section])
     assert "Sensor modality" in out.answer and "provenance" in out.answer
 
@@ -369,8 +374,7 @@ def test_a_followed_figure_is_answered_with_all_its_labels():
     primary = _passage(["Figure 2-3 conceptually depicts a network with both wired and wireless capabilities.",
                         "It shows three APs with corresponding BSSs, which comprise an ESS."], page=16, page_label="2-5")
     labels = ["STA", "Extended Service Set", "AP", "Wired Enterprise", "Internet", "AP", "Switch"]
-    figure = _passage(labels, passage_id="R1", page=17, page_label="2-6", retrieved_via=RetrievedVia.reference,
-                      referenced_from=Origin(page=16, line=1), reference_text="Figure 2-3")
+    figure = _followed(labels, 17, "2-6", "Figure 2-3", Origin(page=16, line=1))
     figure = figure.model_copy(update={"lines": [ln.model_copy(update={"kind": "figure_text"}) for ln in figure.lines]})
     out = _generate("Which device links the access points to the wired enterprise network?", [primary, figure])
     assert "labels read from the image: STA, Extended Service Set, AP, Wired Enterprise, Internet, Switch." in out.answer
@@ -480,15 +484,14 @@ def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(
 def test_a_role_question_prefers_the_sentence_saying_what_it_is_for():
     """SP 800-40 Appendix A: "what role does SCAP play" is answered by "SCAP can be used to
     ... verifying the installation of patches", not by the appendix describing itself."""
-    target = _passage([
+    target = _followed([
         "Appendix A—Security Content Automation Protocol (SCAP) Tutorial",
         "This appendix provides an overview of the Security Content Automation Protocol (SCAP) as it relates to",
         "enterprise patch management technologies.",
         "SCAP can be used to maintain the security of enterprise systems, such as automatically verifying the",
         "installation of patches, checking system security configuration settings.",
         "Table A-1 lists the component specifications for the SCAP version 1.2 protocol.",
-    ], passage_id="R1", page=22, page_label="14", retrieved_via=RetrievedVia.reference,
-        referenced_from=Origin(page=17, line=61), reference_text="Appendix A")
+    ], 22, "14", "Appendix A", Origin(page=17, line=61))
     primary = _passage(["See Appendix A for more information on SCAP and its role in patch management."], page=17)
     out = _generate("What role does SCAP play in patch management?", [primary, target],
                     {"scap": 1.4, "role": 2.4, "play": 3.6, "patch": 0.06, "management": 0.06})

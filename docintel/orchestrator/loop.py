@@ -231,20 +231,13 @@ def answer(question: str, settings: Settings) -> AskResult:
                 record["runner_up"] = [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in more]
                 continue
         still_partial = not new and out.answer_completeness == Completeness.partial and not ref_passages
+        linked = False
         if still_partial and not runner_up_left and loops < ask.max_loops:
             # the page read does not answer, but one of its pointers leads to a page the
             # question matches too ("... as described in Section 5.2.4" and 5.2.4's page
             # ranked second): follow it, as a reader would
-            linked = _linked(passages, candidates, resolver, attempted)
-            if linked:
-                loops += 1
-                record["decision"] = "follow_linked_pointer"
-                have = len(ref_passages)
-                follow(linked, None)
-                ref_passages[have:] = [p.model_copy(update={"linked": True}) for p in ref_passages[have:]]
-                record["resolver"] = list(resolver_steps)
-                resolver_steps.clear()
-                continue
+            new = _linked(passages, candidates, resolver, attempted)
+            linked = bool(new)
         if not new:
             completeness = out.answer_completeness
             if internal and completeness == Completeness.complete:
@@ -266,9 +259,12 @@ def answer(question: str, settings: Settings) -> AskResult:
             text = out.answer + f"\nNot followed ({why}): {names}."
             break
         loops += 1
-        record["decision"] = "resolve_references"
+        record["decision"] = "follow_linked_pointer" if linked else "resolve_references"
         t_res = time.perf_counter()
+        have = len(ref_passages)
         follow(new, None)
+        if linked:  # the generator quotes the mention it was followed from
+            ref_passages[have:] = [p.model_copy(update={"linked": True}) for p in ref_passages[have:]]
         record["resolver"] = list(resolver_steps)
         resolver_steps.clear()
         record["resolve_ms"] = round((time.perf_counter() - t_res) * 1000, 2)

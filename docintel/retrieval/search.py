@@ -169,14 +169,25 @@ def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> tuple[dict[str
         return {}, []
     try:
         n = conn.execute("SELECT count(*) FROM pages WHERE doc_id=?", (doc_id,)).fetchone()[0] or 1
+
+        def df_of(words: list[str]) -> int:
+            return conn.execute(
+                "SELECT count(*) FROM page_fts WHERE page_fts MATCH ? AND doc_id=?", ['"' + " ".join(words) + '"', doc_id]
+            ).fetchone()[0]
+
+        # the index holds "1040NR" as one token, the question's keywords split it ("1040", "nr")
+        # and so do the sentences an answer is chosen from: "nr" is wherever "1040NR" is
+        compounds = {c.lower() for c in re.findall(r"[^\W_]+", parsed.text)
+                     if re.search(r"\d", c) and re.search(r"[^\W\d_]", c)}
         out: dict[str, float | None] = {}
         for k in parsed.keywords:
             words = re.findall(r"[^\W_]+", k)
             if not words:
                 continue
-            df = conn.execute(
-                "SELECT count(*) FROM page_fts WHERE page_fts MATCH ? AND doc_id=?", ['"' + " ".join(words) + '"', doc_id]
-            ).fetchone()[0]
+            df = df_of(words)
+            for c in compounds:
+                if c != k and k in re.findall(r"[^\W\d_]+|\d+", c):
+                    df = max(df, df_of([c]))
             out[k] = math.log((n + 1) / (df + 0.5)) if df else None
         # a word the document never uses weighs a half more than its rarest used word: it may be
         # a vocabulary mismatch ("paid" / "payable"), but it is also a sign the answer is not

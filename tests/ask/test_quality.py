@@ -481,6 +481,30 @@ def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(
     assert [p.passage_id for p in _across_page_breaks(store, [p1, p2], {}, {})] == ["P2", "P1"]  # no page read twice
 
 
+def test_a_keyword_split_out_of_a_compound_weighs_as_much_as_the_compound(tmp_path):
+    """"nr" of "Form 1040NR": the index holds "1040nr" as one token, the sentences an answer is
+    chosen from split it. On pages that all say "Form 1040NR", "nr" says as little as "form"."""
+    import pymupdf
+
+    from docintel import api
+    from docintel.retrieval.search import doc_idf
+    from docintel.store import Store
+
+    pdf = tmp_path / "i.pdf"
+    doc = pymupdf.open()
+    for text in ("Enter the total on Form 1040NR, line 32.", "Attach Form 8888 to Form 1040NR.",
+                 "Make your check payable to the United States Treasury and write Form 1040NR on it."):
+        doc.new_page().insert_text((72, 72), text)
+    doc.save(pdf)
+    root = tmp_path / "store"
+    api.ingest([pdf], Settings.load(env={}, store=root, quiet=True))
+    store = Store(root)
+    parsed = parse_question("Who do I make the check for my Form 1040NR out to?")
+    idf, unused = doc_idf(store, parsed, store.documents().doc_id.iloc[0])
+    assert "nr" not in unused
+    assert idf["nr"] == idf["form"] < idf["check"]
+
+
 def test_a_role_question_prefers_the_sentence_saying_what_it_is_for():
     """SP 800-40 Appendix A: "what role does SCAP play" is answered by "SCAP can be used to
     ... verifying the installation of patches", not by the appendix describing itself."""

@@ -308,9 +308,30 @@ def _pointing(sents: list[_Sentence], references: list[Passage]) -> list[_Senten
     return sorted(out, key=lambda s: s.pos)
 
 
+def _is_tabular(p: Passage) -> bool:
+    """A target to read as a table or a drawing (rows, labels) rather than as sentences: one with
+    figure labels, or rows that are a table (``MIN_TABLE_ROWS`` of them, most of its lines, or
+    what the pointer names). A page of text with a boxed caution read as a row or two ("page 25"
+    of a form's instructions) is read as sentences (the rows among them)."""
+    if any(ln.kind == "figure_text" for ln in p.lines):
+        return True
+    rows = [ln for ln in p.lines if ln.kind == "table_row"]
+    body = [ln for ln in rows if ln.row_key != "header"]
+    return bool(body) and (len(body) >= MIN_TABLE_ROWS or 2 * len(rows) >= len(p.lines) or p.ref_type == RefType.table)
+
+
+MIN_TABLE_ROWS = 3
+"""Rows that make a target a table; fewer are a boxed note on a page of text."""
+
+
 def _after(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence]:
     """The body sentences that follow ``s`` in its text (across a page break it runs on over)."""
     return sorted((t for t in sents if t.stream == s.stream and t.pos > s.pos and not t.is_note), key=lambda t: t.pos)
+
+
+def _quotable(s: _Sentence) -> bool:
+    """A sentence an answer may quote: a table row or prose, never injected instructions."""
+    return not s.injected and (s.is_row or _is_prose(s.text))
 
 
 def _is_prose(text: str) -> bool:
@@ -397,6 +418,14 @@ def _asked_weights(weights: dict[str, float], parsed: ParsedQuestion) -> dict[st
     if not premise or not set(weights) - premise:
         return weights
     return {k: v * PREMISE_WEIGHT if k in premise else v for k, v in weights.items()}
+
+
+def _asked_only(weights: dict[str, float], parsed: ParsedQuestion) -> dict[str, float]:
+    """``weights`` without the words found only in the question's premise: what a followed
+    target must hold of what is asked ("Who do I make the check out to?" after two sentences
+    about a gift to reduce the public debt)."""
+    premise = _premise(parsed)
+    return {k: v for k, v in weights.items() if k not in premise} or weights
 
 
 _NOT_FOUND = "Not found:"
@@ -527,7 +556,7 @@ class ExtractiveGenerator:
         sents = _read(primary)
         for s in sents:
             self._score(s, weights, request)
-        usable = [s for s in sents if not s.injected and (s.is_row or _is_prose(s.text))]
+        usable = [s for s in sents if _quotable(s)]
         ignored = [s for s in sents if s.injected and s.coverage > 0]
         ranked = sorted(usable, key=lambda s: (-s.score, s.passage.page, s.index))
         best = ranked[0] if ranked else None
@@ -613,7 +642,7 @@ class ExtractiveGenerator:
             groups.setdefault(key, []).append(p)
         for group in groups.values():
             p = self._best_page(group, request, weights) if len(group) > 1 else group[0]
-            if any(ln.kind in ("table_row", "figure_text") for ln in p.lines) or len(group) == 1 and not _sentences(p):
+            if _is_tabular(p) or len(group) == 1 and not _sentences(p):
                 text, cited = self._reference_text(p, request, weights)
                 if text:
                     parts.append(text)
@@ -646,7 +675,7 @@ class ExtractiveGenerator:
             # much as the near miss itself had to be (a mention the loop followed on its own: as
             # much as an answer must); then the gap check below applies
             if leads and completeness != Completeness.partial \
-                    and self._coverage("\n".join(parts[held:]), weights) < need:
+                    and max(self._coverage("\n".join(parts[held:]), w) for w in (weights, _asked_only(weights, request.parsed))) < need:
                 completeness = Completeness.partial
         elif internal_open:
             completeness = Completeness.references_unresolved
@@ -918,7 +947,7 @@ class ExtractiveGenerator:
             listed = self._continuations([s], sents, weights)
             if len(listed) > 1:
                 s.score = max(s.score, _held(set().union(*(_stems(t.text) for t in listed)), weights))
-        usable = [s for s in sents if not s.injected and _is_prose(s.text)] or [s for s in sents if not s.injected]
+        usable = [s for s in sents if _quotable(s)] or [s for s in sents if not s.injected]
         order = {id(s): k for k, s in enumerate(sents)}
         # a sentence about the target itself ("This appendix provides an overview of ...") only
         # when nothing else in it matches, unless the question asks about the target by name

@@ -481,6 +481,52 @@ def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(
     assert [p.passage_id for p in _across_page_breaks(store, [p1, p2], {}, {})] == ["P2", "P1"]  # no page read twice
 
 
+PAYING_PAGE = [
+    "Amount You Owe",
+    "To pay by check or money order. Make your check or money order",
+    "payable to the \u201cUnited States Treasury\u201d for the full amount due. Do not send",
+    "cash. Do not attach the payment to your return. Write \u201c2007 Form 1040NR\u201d and your",
+    "name, address, daytime phone number, and SSN or ITIN on your payment.",
+    "You can pay by check, money order, credit card, or the electronic federal tax payment system.",
+]
+"""1040NR p25 (2007): how to pay the tax owed, on a page with a boxed caution read as two rows."""
+
+
+def _caution_rows(start: int) -> list[PassageLine]:
+    return [PassageLine(line_num=start + i, text=t, kind="table_row", row_key=k,
+                        cells=[Cell(header="If your 2006 adjusted gross", value=t)])
+            for i, (k, t) in enumerate([("!", "income was over $150,000"), ("CAUTION", "(over $75,000 if you checked")])]
+
+
+def test_a_page_of_text_with_a_boxed_caution_is_quoted_by_its_sentences():
+    """A page a pointer led to holds two rows (the "! CAUTION" box): they are not a table, so
+    the page's sentences answer, not the box."""
+    page = _followed(PAYING_PAGE, 25, "25", "page 25", Origin(page=31, line=51))
+    page = page.model_copy(update={"lines": page.lines + _caution_rows(len(PAYING_PAGE) + 1)})
+    primary = _passage(["See page 25 for details on how to pay any tax you owe."], page=31)
+    out = _generate("Who do I make the tax check out to?", [primary, page],
+                    {"make": 1.2, "tax": 0.05, "check": 1.5})
+    assert "United States Treasury" in out.answer
+    assert "CAUTION" not in out.answer
+
+
+def test_a_long_premise_does_not_dilute_what_a_followed_target_must_hold():
+    """1040NR: two sentences about a gift to reduce the public debt, then two asks. The page the
+    loop followed from a mention answers both; the premise's words are not what it must hold."""
+    q = ("I'm sending a gift to reduce the public debt along with my 2007 Form 1040NR, and I also owe some tax. "
+         "The instructions tell me not to add the gift to the tax and point me elsewhere for paying what I owe. "
+         "Who do I make the tax check out to, and can I just attach it to the return?")
+    weights = {"sending": 1.33, "gift": 1.43, "reduce": 0.6, "public": 0.97, "debt": 1.33, "along": 2.43, "2007": 0.3,
+               "form": 0.01, "1040": 0.03, "nr": 0.03, "owe": 0.77, "tax": 0.01, "instructions": 0.3, "add": 1.1,
+               "point": 3.0, "elsewhere": 2.07, "paying": 0.83, "make": 0.41, "check": 0.51, "attach": 0.56,
+               "return": 0.33}
+    primary = _passage(["See page 25 for details on how to pay any tax you owe."], page=31)
+    page = _followed(PAYING_PAGE, 25, "25", "page 25", Origin(page=31, line=1)).model_copy(update={"linked": True})
+    out = _generate(q, [primary, page], weights)
+    assert "United States Treasury" in out.answer and "Do not attach the payment" in out.answer
+    assert out.answer_completeness == Completeness.complete
+
+
 def test_a_keyword_split_out_of_a_compound_weighs_as_much_as_the_compound(tmp_path):
     """"nr" of "Form 1040NR": the index holds "1040nr" as one token, the sentences an answer is
     chosen from split it. On pages that all say "Form 1040NR", "nr" says as little as "form"."""

@@ -33,7 +33,7 @@ from docintel.schemas.generation import (
     Passage,
     PassageLine,
 )
-from docintel.questions.parse import part_of
+from docintel.questions.parse import names_in, part_of, unknown_names
 from docintel.schemas.questions import AnswerShape, ParsedQuestion
 from docintel.text import BULLET, row_text, split_sentences
 from docintel.text import stem as _stem
@@ -117,12 +117,6 @@ _AUX = frozenset(
 _AUX_V = _AUX - {"to", "is", "are", "was", "were", "be", "been"}
 _PRONOUNS = frozenset("it they he she we you i one".split())
 _DETERMINERS = frozenset("the a an its their this that these those his her our your".split())
-
-
-def names_in(question: str) -> dict[str, str]:
-    """lower-cased -> as written, of the capitalised words inside the question's sentences:
-    names ("the Partial tier", "a resident of Germany"), never the word that starts a sentence."""
-    return {w.lower(): w for w in re.findall(r"(?<=[\w,;)] )[A-Z][a-z][\w\-]*", question)}
 
 
 def tokens_of(question: str) -> list[str]:
@@ -746,9 +740,7 @@ class ExtractiveGenerator:
             gaps.append("does not mention " + ", ".join(repr(k) for k in missing))
         # "I'm a resident of Germany ...", "802.11ax": a name or an identifier the document
         # never uses is one no quote from it covers
-        unused = set(request.parsed.unused)
-        names = names_in(request.parsed.text) | {k: k for k in unused if _NUM.search(k) and re.search(r"[a-z]", k)}
-        unknown = sorted(names[k] for k in names.keys() & unused)
+        unknown = unknown_names(request.parsed)
         if unknown:
             gaps.append("comes from a document that never mentions " + ", ".join(repr(k) for k in unknown))
         q = request.question.lower()

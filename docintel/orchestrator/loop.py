@@ -9,7 +9,8 @@ score):
 - partial, no pointer open or followed, first time -> ``read_runner_up``: the next-ranked page
   is added and the answer regenerated (once; off with ``max_loops`` 0);
 - still partial, and a page read mentions a part whose page ranked first or second ("Section 5
-  discusses metrics ...") -> ``follow_linked_pointer``: that mention is followed like a
+  discusses metrics ...") or the passage the answer names as closest mentions one ("... as
+  described in Section 7.2.") -> ``follow_linked_pointer``: that mention is followed like a
   pointer (one loop); the answer quotes it and what it leads to, and is complete only if the
   target holds as much of the question as an answer must;
 - no internal pointer left open -> ``return_to_user`` when the answer is complete, else
@@ -79,6 +80,7 @@ def answer(question: str, settings: Settings) -> AskResult:
     from docintel.errors import UsageError
     from docintel.generation import LLM_GENERATORS, create_generator
     from docintel.questions import parse_question
+    from docintel.questions.parse import unknown_names
     from docintel.references import Resolver, find_mentions, find_pointers
     from docintel.retrieval import candidate_passages, fetch_target, retrieve
     from docintel.store.store import Store, check_store_path
@@ -237,6 +239,8 @@ def answer(question: str, settings: Settings) -> AskResult:
             # question matches too ("... as described in Section 5.2.4" and 5.2.4's page
             # ranked second): follow it, as a reader would
             new = _linked(passages, candidates, resolver, attempted)
+            if not new and not unknown_names(parsed):  # "the capital of France": its document never says "France"
+                new = _closest(passages, out, resolver, attempted)
             linked = bool(new)
         if not new:
             completeness = out.answer_completeness
@@ -286,29 +290,55 @@ def answer(question: str, settings: Settings) -> AskResult:
     return _finish(result, trace, clock, ask.trace)
 
 
+def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: list[Citation] | None = None):
+    """(mention, target region) of each internal mention in the passages' running text (only in
+    the lines ``cited``, when given; "... as described in Section" / "7.2." is one mention) that
+    resolves and has not been followed. Its origin is the line it starts on."""
+    from docintel.references.detect import find_mentions, is_external
+    from docintel.schemas.answers import Origin
+    from docintel.text import join_lines
+
+    for p in passages:
+        spans = [(c.line_start, c.line_end) for c in cited or [] if c.doc_id == p.doc_id and c.page == p.page]
+        if cited is not None and not spans:
+            continue
+        lines = [(ln.line_num, ln.text) for ln in p.lines if not spans or any(a <= ln.line_num <= b for a, b in spans)]
+        text, starts = join_lines(lines)
+        for m in find_mentions(text):
+            line = max(((at, num) for at, num in starts if at <= m.start), default=(0, lines[0][0]))[1]
+            ref = m.ref.model_copy(update={"doc_id": p.doc_id, "origin": Origin(page=p.page, line=line)})
+            if is_external(ref) or _key(ref) in attempted:
+                continue
+            region = resolver.resolve(ref, p.doc_id).region
+            if region is not None:
+                yield ref, region
+
+
 def _linked(passages: list[Any], candidates: list[Any], resolver: Any, attempted: set[tuple]) -> list[PendingReference]:
     """The pointer in the primary passages whose target is the best-ranked other candidate page
     among the top LINKED_CANDIDATES (one pointer; [] when none points at a candidate). Any
     mention counts ("Section 5 discusses metrics ..."): the ranking has confirmed the link."""
-    from docintel.references.detect import find_mentions, is_external
-    from docintel.schemas.answers import Origin
-
     rank = {(c.doc_id, c.page_num): i for i, c in enumerate(candidates[:LINKED_CANDIDATES])}
     best: tuple[int, PendingReference] | None = None
-    for p in passages:
-        for ln in p.lines:
-            for ref in (m.ref for m in find_mentions(ln.text)):
-                ref = ref.model_copy(update={"doc_id": p.doc_id, "origin": Origin(page=p.page, line=ln.line_num)})
-                if is_external(ref) or _key(ref) in attempted:
-                    continue
-                region = resolver.resolve(ref, p.doc_id).region
-                if region is None:
-                    continue
-                hit = [rank[(region.doc_id, n)] for n in range(region.page_start, region.page_end + 1)
-                       if (region.doc_id, n) in rank and n != p.page]
-                if hit and (best is None or min(hit) < best[0]):
-                    best = (min(hit), ref)
+    for ref, region in _mentions(passages, resolver, attempted):
+        hit = [rank[(region.doc_id, n)] for n in range(region.page_start, region.page_end + 1)
+               if (region.doc_id, n) in rank and n != ref.origin.page]
+        if hit and (best is None or min(hit) < best[0]):
+            best = (min(hit), ref)
     return [best[1]] if best else []
+
+
+def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]) -> list[PendingReference]:
+    """The first mention in the passage the answer names as closest ("Not found ... Closest
+    passage: 'Periodic reauthentication SHALL be performed as described in Section 7.2.'"):
+    the question matches it best, and it says where the rest is ([] when it names nothing)."""
+    cited = [c for c in out.citations if c.retrieved_via == RetrievedVia.primary]
+    if not cited:
+        return []
+    for ref, region in _mentions(passages, resolver, attempted, cited):
+        if not region.page_start <= ref.origin.page <= region.page_end:
+            return [ref]
+    return []
 
 
 def _runner_up(store: Any, candidates: list[Any], have: list[Any], candidate_passages: Any) -> list[Any]:

@@ -100,6 +100,20 @@ def split_asks(asked: str) -> list[str]:
     return asks or [asked.strip()]
 
 
+def names_in(question: str) -> dict[str, str]:
+    """lower-cased -> as written, of the capitalised words inside the question's sentences:
+    names ("the Partial tier", "a resident of Germany"), never the word that starts a sentence."""
+    return {w.lower(): w for w in re.findall(r"(?<=[\w,;)] )[A-Z][a-z][\w\-]*", question)}
+
+
+def unknown_names(parsed: ParsedQuestion) -> list[str]:
+    """The names ("Germany") and identifiers ("802.11ax") of the question that the answer's
+    document never uses (``parsed.unused``): no quote from it is about them."""
+    unused = set(parsed.unused)
+    names = names_in(parsed.text) | {k: k for k in unused if re.search(r"\d", k) and re.search(r"[a-z]", k)}
+    return sorted(names[k] for k in names.keys() & unused)
+
+
 def part_of(parsed: ParsedQuestion, i: int) -> ParsedQuestion:
     """The question as asked by its i-th ask: the other asks join the premise (they say what
     the ask is about: "Which Categories sit under DETECT, and what identifiers do they have?"),

@@ -120,8 +120,8 @@ def test_schedule_table_rows_read_from_flat_lines(policy_store):
 def test_a_page_that_does_not_answer_is_followed_to_a_candidate_it_mentions(policy_store, monkeypatch):
     """Page 1 only says "Section 7.2 governs water damage" (no "see", and it does not answer);
     7.2's page ranked next, so the loop follows the mention there and answers from it, cited as
-    a reference from page 1 line 1. Not when 7.2's page ranked lower: a mention alone is not a
-    lead."""
+    a reference from page 1 line 1. Not when 7.2's page ranked lower and the mention is not in
+    the passage closest to the question: a mention alone is not a lead."""
     import docintel.retrieval as retrieval
     from docintel.schemas.answers import RetrievedVia
     from docintel.schemas.generation import Passage, PassageLine
@@ -131,7 +131,7 @@ def test_a_page_that_does_not_answer_is_followed_to_a_candidate_it_mentions(poli
                   parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
                   lines=[PassageLine(line_num=1, text="Section 7.2 governs water damage to the insured building.")])
 
-    def run(ranked_pages):
+    def run(ranked_pages, top=top):
         cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
                                      line_start=1, line_end=1) for i, n in enumerate(ranked_pages)]
         monkeypatch.setattr(retrieval, "retrieve", lambda store, parsed, doc_ids, top_k=1: ([top], cands, {}, []))
@@ -143,9 +143,37 @@ def test_a_page_that_does_not_answer_is_followed_to_a_candidate_it_mentions(poli
     assert '"Section 7.2 governs water damage to the insured building."' in out["answer"]
     ref = [c for c in out["citations"] if c["retrieved_via"] == "reference"]
     assert ref and ref[0]["page"] == 2 and ref[0]["referenced_from"] == {"page": 1, "line": 1}
-    out = run([1, 3, 2])
+    aside = top.model_copy(update={"line_end": 2, "lines": [
+        PassageLine(line_num=1, text="The water sublimit is reviewed by the insurer every year."),
+        PassageLine(line_num=2, text="Section 7.3 governs storm damage to the insured building.")]})
+    out = run([1, 3, 2], aside)
     assert "250,000" not in out["answer"] and out["answer_completeness"] == "partial"
     assert not [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+
+
+def test_the_closest_passage_is_followed_to_what_it_points_at(policy_store, monkeypatch):
+    """Page 1 does not answer; its closest passage says "as set out in Section" / "7.2." (the
+    pointer broken over two lines). 7.2's page ranked too low to be linked, but the passage
+    the question matches best says where the rest is: the loop follows it there, once."""
+    import docintel.retrieval as retrieval
+    from docintel.schemas.answers import RetrievedVia
+    from docintel.schemas.generation import Passage, PassageLine
+
+    doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+    top = Passage(passage_id="P1", doc_id=doc_id, doc="policy.pdf", page=1, page_label="1", line_start=1, line_end=3,
+                  parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
+                  lines=[PassageLine(line_num=1, text="Renewal is yearly."),
+                         PassageLine(line_num=2, text="Flooded buildings are settled as set out in Section"),
+                         PassageLine(line_num=3, text="7.2. Claims must be filed promptly.")])
+    cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
+                                 line_start=1, line_end=1) for i, n in enumerate([1, 3, 2])]
+    monkeypatch.setattr(retrieval, "retrieve", lambda store, parsed, doc_ids, top_k=1: ([top], cands, {}, []))
+    monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1: [])
+    out = ask(policy_store, "Our warehouse by the river was flooded last spring and the adjuster wants the paperwork "
+                            "soon. How much will the insurer pay per occurrence?")
+    assert "250,000" in out["answer"]
+    ref = [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+    assert ref and ref[0]["page"] == 2 and ref[0]["referenced_from"] == {"page": 1, "line": 2}
 
 
 def test_a_name_the_document_never_mentions_is_not_answered_complete(policy_store):

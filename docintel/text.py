@@ -66,6 +66,8 @@ BULLET = re.compile(
 )
 """A list item's start; U+E000-U+F8FF are Symbol / Wingdings glyphs ("\uf0b7", "\uf03c") that
 PDFs set as bullets."""
+LONE_BULLET = re.compile(r"^\s*[•●○◦▪■□\ue000-\uf8ff]\s*$")
+"""A bullet set on a line of its own, its item on the next line."""
 CAPTION_LINE = re.compile(r"^(?:Figure|Fig\.|Table|Exhibit)\s+[A-Z]?\d[\w.\-]*[.:]\s+\S")
 """A caption set on its own line ("Figure 2-2. IEEE 802.11 Infrastructure Mode"): a heading, not
 the start of the sentence below it."""
@@ -91,14 +93,17 @@ def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]
     text = ""
     spans: list[tuple[int, int]] = []
     heading_open = False
+    marker = False  # the line before was a bullet alone ("•" / "What percentage ...?")
     for num, t in lines:
         t = t.strip()
         if not t:
             continue
-        heading = is_heading(t, text) or (
+        heading = not marker and (is_heading(t, text) or (
             heading_open and len(t.split()) <= 5 and not t.endswith(".")
-        ) or (CAPTION_LINE.match(t) is not None and not t.endswith("."))
-        if (
+        ) or (CAPTION_LINE.match(t) is not None and not t.endswith(".")))
+        if marker:  # the item a lone bullet marks goes on its line
+            text += " "
+        elif (
             heading or heading_open or BULLET.match(t)
         ):  # a heading or a list item starts afresh
             text += "\n"
@@ -114,7 +119,8 @@ def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]
                 text = text[:-1]
         elif text:
             text += " "
-        heading_open = heading
+        heading_open = heading and not LONE_BULLET.match(t)
+        marker = LONE_BULLET.match(t) is not None
         spans.append((len(text), num))
         text += t
     return text, spans

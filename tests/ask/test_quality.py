@@ -569,6 +569,21 @@ def test_a_role_question_prefers_the_sentence_saying_what_it_is_for():
     assert "This appendix provides an overview" not in out.answer
 
 
+def test_a_bullet_alone_on_its_line_starts_the_item_below_it():
+    """SP 800-40 p20: each "\u2022" sits on a line of its own, its measure on the next; the item is
+    one sentence, so a list after "include:" is quoted item by item, not as bare bullets."""
+    lines = list(enumerate(["Examples of possible effectiveness/efficiency measures include:", "\u2022",
+                            "How often are hosts checked for missing updates?", "\u2022",
+                            "What percentage of the organization\u2019s desktops and laptops are patched within X days of patch",
+                            "release?", "Next paragraph."], 1))
+    assert [t for t, _ in split_sentences(lines)] == [
+        "Examples of possible effectiveness/efficiency measures include:",
+        "\u2022 How often are hosts checked for missing updates?",
+        "\u2022 What percentage of the organization\u2019s desktops and laptops are patched within X days of patch release?",
+        "Next paragraph.",
+    ]
+
+
 def test_a_hyphen_after_an_acronym_or_number_is_kept_at_a_line_break():
     from docintel.text import join_lines
 

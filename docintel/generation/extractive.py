@@ -439,6 +439,28 @@ def _as_part(a: GeneratedAnswer, ask: str) -> GeneratedAnswer:
     return a.model_copy(update={"answer": rest, "citations": [c for c in a.citations if c.retrieved_via == RetrievedVia.reference]})
 
 
+_QUOTE = re.compile(r'"([^"]+)"')
+
+
+def _quoted_once(answer: str) -> str:
+    """``answer`` with each quoted sentence kept where it is first quoted: two asks answered
+    from one page, or one target reached from two mentions, do not repeat it. A line left
+    quoting nothing new goes (the first quote of each line is the one it is about)."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for line in answer.split("\n"):
+        quotes = _QUOTE.findall(line)
+        new = [q for q in quotes if q not in seen]
+        if quotes and not new:
+            continue
+        for q in quotes:
+            if q in seen:  # drop the repeat and the space before it
+                line = line.replace(f' "{q}"', "", 1) if f' "{q}"' in line else line.replace(f'"{q}"', "", 1)
+        seen.update(quotes)
+        out.append(line)
+    return "\n".join(out)
+
+
 def _merged(answers: list[GeneratedAnswer]) -> GeneratedAnswer:
     """The answers to a question's asks as one: their lines in order, each line, citation and
     pointer once; as complete as the least complete of them."""
@@ -533,15 +555,19 @@ class ExtractiveGenerator:
 
     def generate(self, request: GenerationRequest) -> GeneratedAnswer:
         """The answer to each thing the question asks ("How many attempts ...? And is there
-        anything ...?"), one after the other; complete only when every one is answered."""
+        anything ...?"), one after the other; complete only when every one is answered. A
+        sentence is quoted once."""
         asks = request.parsed.asks
         if len(asks) < 2:
-            return self._answer(request)
-        answers = [self._answer(request.model_copy(update={"question": ask, "parsed": part_of(request.parsed, i)}))
-                   for i, ask in enumerate(asks)]
-        if all(a.answer.startswith(_NOT_FOUND) for a in answers):
-            return self._answer(request)  # nothing answers any part: one "Not found" for the question
-        return _merged([_as_part(a, ask) for a, ask in zip(answers, asks)])
+            out = self._answer(request)
+        else:
+            answers = [self._answer(request.model_copy(update={"question": ask, "parsed": part_of(request.parsed, i)}))
+                       for i, ask in enumerate(asks)]
+            if all(a.answer.startswith(_NOT_FOUND) for a in answers):
+                out = self._answer(request)  # nothing answers any part: one "Not found" for the question
+            else:
+                out = _merged([_as_part(a, ask) for a, ask in zip(answers, asks)])
+        return out.model_copy(update={"answer": _quoted_once(out.answer)})
 
     def _answer(self, request: GenerationRequest) -> GeneratedAnswer:
         weights = _asked_weights(self._weights(request), request.parsed)

@@ -4,6 +4,8 @@ naming a table gets the rows it asks about, question pointers are cited as prima
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from docintel.generation.extractive import ExtractiveGenerator
@@ -525,6 +527,19 @@ def test_a_long_premise_does_not_dilute_what_a_followed_target_must_hold():
     out = _generate(q, [primary, page], weights)
     assert "United States Treasury" in out.answer and "Do not attach the payment" in out.answer
     assert out.answer_completeness == Completeness.complete
+    quotes = re.findall(r'"([^"]+)"', out.answer)
+    assert len(quotes) == len(set(quotes))  # both asks are answered from page 25: each sentence quoted once
+
+
+def test_a_sentence_is_quoted_once():
+    from docintel.generation.extractive import _quoted_once
+
+    answer = "\n".join(['"Make the check payable to the Treasury." (page 25, lines 2-3)',
+                         'page 25 (page 25): "Make the check payable to the Treasury." "Do not attach it."',
+                         'page 25 (page 25): "Do not attach it."',
+                         '"Make the check payable to the Treasury." (page 25, lines 2-3)'])
+    assert _quoted_once(answer) == "\n".join(['"Make the check payable to the Treasury." (page 25, lines 2-3)',
+                                              'page 25 (page 25): "Do not attach it."'])
 
 
 def test_a_keyword_split_out_of_a_compound_weighs_as_much_as_the_compound(tmp_path):

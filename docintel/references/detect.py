@@ -79,6 +79,20 @@ _OF_EXTERNAL = re.compile(
 )
 
 
+_SPECIFICALLY = re.compile(r"(?i)(?:specifically|in\s+particular|particularly|especially|namely)\s*[,:\u2014\u2013-]?\s*(?:in\s+|see\s+)?$")
+
+
+def _named_before(text: str, start: int, found: list["Mention"]) -> "Mention | None":
+    """The external document a part mentioned at ``start`` belongs to when the sentence named it
+    just before and narrows it down ("See NIST SP 800-125, Guide to ..., for additional
+    information\u2014specifically, Section 3.3 discusses ..."); None otherwise."""
+    if not _SPECIFICALLY.search(text[max(0, start - 40):start]):
+        return None
+    ext = [f for f in found if f.ref.ref_type == RefType.external and f.end <= start
+           and not re.search(r"[.;!?]\s", text[f.end:start])]
+    return max(ext, key=lambda f: f.end) if ext else None
+
+
 @dataclass
 class Mention:
     """One pointer found in a text, with its character span."""
@@ -169,6 +183,12 @@ def find_mentions(text: str) -> list[Mention]:
         sub = _clean_sub(m.group("sub") or m.group("sub2"))
         raw = m.group(0).strip().rstrip(".,;")
         trig = _triggered(text, m.start()) or _parenthesised(text, m.start()) or bool(_POINTS_VERB.match(text, m.end()))
+        named = _named_before(text, m.start(), found)
+        if named is not None:  # "See NIST SP 800-125 ... for more—specifically, Section 3.3 ...": its part
+            raw_ext = f"{raw} of {named.ref.raw_text}"
+            taken.append((m.start(), m.end()))
+            found.append(_external(raw_ext, m.start(), m.end()))
+            continue
         of_ext = _OF_EXTERNAL.match(text, m.end())
         if of_ext:  # "Section 3 of SP 800-124", "Section 5131 of the ... Act": another document's part
             ext_end = of_ext.end()

@@ -73,6 +73,17 @@ def test_external_pointers(text):
     assert ref.ref_type.value == "external" and ref.raw_text in text
 
 
+def test_a_part_the_sentence_narrows_another_document_to_is_external():
+    """SP 800-40 p13: "Section 3.3" is SP 800-125's, not SP 800-40's own Section 3.3."""
+    text = ("See NIST SP 800-125, Guide to Security for Full Virtualization Technologies, for additional "
+            "information\u2014specifically, Section 3.3 discusses virtual machine image and snapshot management.")
+    assert [(r.raw_text, r.ref_type.value) for r in find_pointers(text)] == [
+        ("NIST SP 800-125", "external"), ("Section 3.3 of NIST SP 800-125", "external")]
+    # a new sentence about this document's own part stays internal
+    assert [r.ref_type.value for r in find_pointers("See SP 800-53. Specifically, see Section 3.3 of this guide.")] == [
+        "external", "section"]
+
+
 def test_a_pointer_coordinated_with_a_triggered_one_is_a_pointer_too():
     """SP 800-63B p67: the "see" 50 characters back points at both sections."""
     text = ("Usability considerations for the additional factor apply as well — see Section 10.2.1 for "

@@ -449,15 +449,20 @@ def _quoted_once(answer: str) -> str:
     seen: set[str] = set()
     out: list[str] = []
     for line in answer.split("\n"):
-        quotes = _QUOTE.findall(line)
-        new = [q for q in quotes if q not in seen]
-        if quotes and not new:
+        # a span holding provenance is between two quotes, not one (a sentence with a '"' in it)
+        quotes = [q for q in _QUOTE.findall(line) if "(page " not in q]
+        if quotes and all(q in seen for q in quotes):
             continue
-        for q in quotes:
-            if q in seen:  # drop the repeat and the space before it
-                line = line.replace(f' "{q}"', "", 1) if f' "{q}"' in line else line.replace(f'"{q}"', "", 1)
-        seen.update(quotes)
-        out.append(line)
+        kept, at = [], 0
+        for m in _QUOTE.finditer(line):
+            q = m.group(1)
+            if "(page " in q:
+                continue
+            if q in seen:  # the repeat goes, with the space before it
+                kept.append(line[at:m.start()].rstrip(" ") if line[at:m.start()].endswith(" ") else line[at:m.start()])
+                at = m.end()
+            seen.add(q)
+        out.append("".join(kept) + line[at:])
     return "\n".join(out)
 
 

@@ -540,6 +540,10 @@ def test_a_sentence_is_quoted_once():
                          '"Make the check payable to the Treasury." (page 25, lines 2-3)'])
     assert _quoted_once(answer) == "\n".join(['"Make the check payable to the Treasury." (page 25, lines 2-3)',
                                               'page 25 (page 25): "Do not attach it."'])
+    # a repeat inside one line goes; a sentence holding a '"' is not split into other quotes
+    assert _quoted_once('Section 2 (page 3): "A b." "C d." "A b." "E."') == 'Section 2 (page 3): "A b." "C d." "E."'
+    said = '"He said "stop" now." (page 1, lines 1-2)'
+    assert _quoted_once(said + "\n" + said + "\nok") == said + "\nok"
 
 
 def test_a_keyword_split_out_of_a_compound_weighs_as_much_as_the_compound(tmp_path):

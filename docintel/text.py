@@ -61,12 +61,13 @@ def stems(text: str) -> set[str]:
     return out
 
 
+_BULLET_GLYPHS = "•●○◦▪■□\ue000-\uf8ff"
 BULLET = re.compile(
-    r"^\s*(?:[•●○◦▪■□\u2013\u2014*\ue000-\uf8ff]|-\s|\(?[a-z0-9]{1,2}\)\s)"
+    rf"^\s*(?:[{_BULLET_GLYPHS}\u2013\u2014*]|-\s|\(?[a-z0-9]{{1,2}}\)\s)"
 )
 """A list item's start; U+E000-U+F8FF are Symbol / Wingdings glyphs ("\uf0b7", "\uf03c") that
 PDFs set as bullets."""
-LONE_BULLET = re.compile(r"^\s*[•●○◦▪■□\ue000-\uf8ff]\s*$")
+LONE_BULLET = re.compile(rf"^\s*[{_BULLET_GLYPHS}]\s*$")
 """A bullet set on a line of its own, its item on the next line."""
 CAPTION_LINE = re.compile(r"^(?:Figure|Fig\.|Table|Exhibit)\s+[A-Z]?\d[\w.\-]*[.:]\s+\S")
 """A caption set on its own line ("Figure 2-2. IEEE 802.11 Infrastructure Mode"): a heading, not
@@ -119,8 +120,8 @@ def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]
                 text = text[:-1]
         elif text:
             text += " "
-        heading_open = heading and not LONE_BULLET.match(t)
         marker = LONE_BULLET.match(t) is not None
+        heading_open = heading and not marker
         spans.append((len(text), num))
         text += t
     return text, spans

@@ -450,18 +450,15 @@ def _quoted_once(answer: str) -> str:
     out: list[str] = []
     for line in answer.split("\n"):
         # a span holding provenance is between two quotes, not one (a sentence with a '"' in it)
-        quotes = [q for q in _QUOTE.findall(line) if "(page " not in q]
-        if quotes and all(q in seen for q in quotes):
+        quotes = [m for m in _QUOTE.finditer(line) if "(page " not in m.group(1)]
+        if quotes and all(m.group(1) in seen for m in quotes):
             continue
         kept, at = [], 0
-        for m in _QUOTE.finditer(line):
-            q = m.group(1)
-            if "(page " in q:
-                continue
-            if q in seen:  # the repeat goes, with the space before it
-                kept.append(line[at:m.start()].rstrip(" ") if line[at:m.start()].endswith(" ") else line[at:m.start()])
+        for m in quotes:
+            if m.group(1) in seen:  # the repeat goes, with the space before it
+                kept.append(line[at:m.start()].rstrip(" "))
                 at = m.end()
-            seen.add(q)
+            seen.add(m.group(1))
         out.append("".join(kept) + line[at:])
     return "\n".join(out)
 

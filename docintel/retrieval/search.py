@@ -179,6 +179,7 @@ def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> tuple[dict[str
         # and so do the sentences an answer is chosen from: "nr" is wherever "1040NR" is
         compounds = {c.lower() for c in re.findall(r"[^\W_]+", parsed.text)
                      if re.search(r"\d", c) and re.search(r"[^\W\d_]", c)}
+        compound_df: dict[str, int] = {}
         out: dict[str, float | None] = {}
         for k in parsed.keywords:
             words = re.findall(r"[^\W_]+", k)
@@ -187,7 +188,9 @@ def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> tuple[dict[str
             df = df_of(words)
             for c in compounds:
                 if c != k and k in re.findall(r"[^\W\d_]+|\d+", c):
-                    df = max(df, df_of([c]))
+                    if c not in compound_df:  # "1040" and "nr" both look "1040nr" up
+                        compound_df[c] = df_of([c])
+                    df = max(df, compound_df[c])
             out[k] = math.log((n + 1) / (df + 0.5)) if df else None
         # a word the document never uses weighs a half more than its rarest used word: it may be
         # a vocabulary mismatch ("paid" / "payable"), but it is also a sign the answer is not

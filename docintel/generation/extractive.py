@@ -318,6 +318,15 @@ MIN_TABLE_ROWS = 3
 """Rows that make a target a table; fewer are a boxed note on a page of text."""
 
 
+_BARE_POINTER = re.compile(r"^\(?(?:see|refer\s+to|cf\.)\b", re.IGNORECASE)
+
+
+def _bare_pointer(text: str) -> bool:
+    """A sentence that only sends the reader on ("(See Flightcrew Training section in this
+    preamble for further information.)", "See Section 5.1.3.3."): it annotates the one before."""
+    return bool(_BARE_POINTER.match(text.strip())) and len(text.split()) <= 15
+
+
 def _after(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence]:
     """The body sentences that follow ``s`` in its text (across a page break it runs on over)."""
     return sorted((t for t in sents if t.stream == s.stream and t.pos > s.pos and not t.is_note), key=lambda t: t.pos)
@@ -809,7 +818,8 @@ class ExtractiveGenerator:
     ) -> list[_Sentence]:
         """Add what a chosen sentence leads into: the list items after "include:", and a sentence
         that points elsewhere about the same subject: the next one ("For ..., see Section
-        5.1.3.3."), or one of the next POINTER_LOOKAHEAD that holds ``floor`` of the question's
+        5.1.3.3.", or one that only points: "(See Flightcrew Training section ...)"), or one of
+        the next POINTER_LOOKAHEAD that holds ``floor`` of the question's
         weight ("... use existing data exchange standards ... Appendix E provides a list of
         existing standards defining data exchange models"); and the sentence before when it
         points on and shares two of the question's words with the chosen one."""
@@ -842,9 +852,11 @@ class ExtractiveGenerator:
                 if id(t) in have or not self.find_pointers(t.text):
                     continue
                 shared = _stems(t.text) & set(weights)
-                # the next sentence pointing on about the same subject, or a later one of the
-                # same passage that matches the question as well as an answer must
-                if (k == 0 and (len(shared) >= 2 or (focus and _stem(focus) in shared))) or t.coverage >= floor:
+                # the next sentence pointing on about the same subject, or only pointing ("(See
+                # Flightcrew Training section in this preamble for further information.)"), or a
+                # later one of the same passage that matches the question as well as an answer must
+                if (k == 0 and (len(shared) >= 2 or (focus and _stem(focus) in shared) or _bare_pointer(t.text))) \
+                        or t.coverage >= floor:
                     out.append(t)
                     have.add(id(t))
                     break

@@ -127,6 +127,48 @@ def _clean_sub(sub: str | None) -> str | None:
     return sub.strip("() ")
 
 
+_DESIGNATOR = r"\((?:[a-z]{1,2}|\d{1,2})\)"
+_PARAGRAPH = re.compile(
+    rf"(?<![A-Za-z])(?P<word>(?i:paragraphs?|para\.))\s*(?P<id>{_DESIGNATOR}(?:{_DESIGNATOR}){{0,3}})"
+    rf"(?P<more>(?:\s*(?:,|and|or|through)\s*{_DESIGNATOR}(?:{_DESIGNATOR}){{0,3}})*)"
+    r"(?P<of>\s+of\s+(?!this\b)\S+)?"
+)
+"""A rule's lettered paragraph: "paragraph (q)(1) of this AD", "paragraphs (g) and (h)". Followed by
+"of" something other than "this ..." it is another text's ("paragraph (c) of 14 CFR 39.5")."""
+
+_PART_OF_PARAGRAPH = re.compile(r"(?i)\b(?:figures?|tables?)\s+\d+(?:\s+(?:through|to|and)\s+\d+)?\s+to\s+$")
+"""What names a figure by the paragraph it belongs to: "figure 10 to " paragraph (i)."""
+
+_TITLE_WORD = r"(?:[A-Z][A-Za-z'\u2019\-]*|\([A-Z]{2,}\))"
+_NAMED = re.compile(
+    rf"(?P<title>{_TITLE_WORD}(?:\s+(?:(?:of|and|the|to|for|in|on|or|with|by|&)\s+)?{_TITLE_WORD}){{0,7}})"
+    r"\s+(?P<word>sections?|headings?)(?![\w\-])(?!\s*(?:\d|[A-Z](?![a-z])|\u00a7))"
+)
+"""A part named by its heading: "(See Flightcrew Training section in this preamble ...)", "by the
+means identified in the ADDRESSES section". The title is the run of capitalised words before
+"section"; a sentence's first word or a trigger ("See", "The", "This") is not part of it."""
+
+_NOT_TITLE = frozenset(
+    "see also refer under in the this that these those each every our its their a an next previous following "
+    "preceding same other any which first last new entire whole per as for from by of and or to what where "
+    "when how why each another such one both all subsequent later earlier above below remaining relevant "
+    "corresponding appropriate several various two three".split()
+)
+
+
+def _named_title(raw: str) -> str | None:
+    """The heading title in a :data:`_NAMED` match, without leading triggers and determiners;
+    None when nothing is left or the "title" is a part type ("Appendix section")."""
+    words = raw.split()
+    if words and words[-1].lower() in _NOT_TITLE and not words[-1].isupper():
+        return None  # "... Levels This section describes": "this section", after a heading
+    while words and ((words[0].lower() in _NOT_TITLE and not (words[0].isupper() and len(words[0]) > 1)) or words[0].islower()):
+        words.pop(0)
+    if not words or ref_type_of(words[0]) != RefType.other or words[-1].islower():
+        return None
+    return " ".join(words)
+
+
 def find_mentions(text: str) -> list[Mention]:
     """Every pointer-like mention in ``text`` (external first, then internal), no overlaps."""
     found: list[Mention] = []
@@ -161,6 +203,35 @@ def find_mentions(text: str) -> list[Mention]:
         ref = PendingReference(raw_text=m.group(0).strip(), ref_type=RefType.table, ref_target=_norm_id(m.group("id")),
                                sub_selector=pos)
         found.append(Mention(ref, m.start(), m.end(), _triggered(text, m.start()) or True))
+    for m in _PARAGRAPH.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        taken.append((m.start(), m.end()))
+        if m.group("of"):  # "paragraph (c) of 14 CFR 39.5": another text's paragraph
+            found.append(_external(m.group(0).strip().rstrip(".,;"), m.start(), m.end()))
+            continue
+        first = re.findall(_DESIGNATOR, m.group("id"))
+        # "figure 10 to paragraph (i) of this AD": the figure is the paragraph's, reached through it
+        part = _PART_OF_PARAGRAPH.search(text, max(0, m.start() - 40), m.start())
+        start = part.start() if part and free(part.start(), m.start()) else m.start()
+        taken[-1] = (start, m.end())
+        ids = [m.group("id")]
+        for other in re.findall(rf"{_DESIGNATOR}(?:{_DESIGNATOR}){{0,3}}", m.group("more") or ""):
+            # "paragraphs (h)(1) through (10)": the second names (h)(10)
+            own = re.findall(_DESIGNATOR, other)
+            ids.append("".join(first[: max(0, len(first) - len(own))] + own))
+        for ident in dict.fromkeys(ids):
+            lead = text[start:m.start()] if start < m.start() and len(ids) == 1 else ""
+            ref = PendingReference(raw_text=f"{lead}paragraph {ident}", ref_type=RefType.section, ref_target=ident)
+            found.append(Mention(ref, start, m.end(), True))
+    for m in _NAMED.finditer(text):
+        title = _named_title(m.group("title"))
+        start = m.start("title") + m.group("title").rfind(title) if title else m.start()
+        if title is None or not free(start, m.end()):
+            continue
+        taken.append((start, m.end()))
+        ref = PendingReference(raw_text=f"{title} {m.group('word').lower()}", ref_type=RefType.section, ref_target=title)
+        found.append(Mention(ref, start, m.end(), True))
     for m in _INTERNAL.finditer(text):
         if not free(m.start(), m.end()):
             continue

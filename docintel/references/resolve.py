@@ -42,7 +42,7 @@ class Resolution:
 
     resolved: ResolvedReference
     region: TargetRegion | None = None
-    next_section: tuple[int, float] | None = None
+    next_section: tuple[int, float] | tuple[int, float, int] | None = None
     steps: list[dict[str, Any]] = field(default_factory=list)
     llm_calls: int = 0
     tokens: tuple[int, int] = (0, 0)
@@ -101,6 +101,7 @@ class Resolver:
             ("object_registry", self._objects),
             ("native_link", self._native_link),
             ("regex", self._regex),
+            ("heading_text", self._heading_text),
             ("page_label", self._page_label),
         ]
         if self.llm_guess is not None:
@@ -277,6 +278,8 @@ class Resolver:
         """A caption or heading line naming the target ("Table 3:", "7.2 Title", "Appendix A")."""
         if not ref.ref_target or norm_id(ref.ref_target) in ("previous", "next") or ref.ref_type == RefType.page:
             return None
+        if is_designator(str(ref.ref_target)):  # "(q)(1)": a paragraph, found by position (heading_text)
+            return None
         tid = re.escape(str(ref.ref_target))
         # the word in any case, the title after the id capitalised: "401(k) plan and your
         # employer" (prose about a tax-code section) is not a heading
@@ -300,6 +303,50 @@ class Resolver:
                               line_start=int(row["line_num"]), title=str(row["text"]),
                               object_key=f"{ref.ref_type.value}:{ref.ref_target}" if ref.ref_type in _OBJECT_LIKE else None)
         return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved), region=region)
+
+    # -- parts named by their heading's text: "the ADDRESSES section", "paragraph (q)(1)" ----
+
+    def _doc_lines(self, doc: str) -> pd.DataFrame:
+        """The document's best-parse lines in reading order (what a fetched region is cut from)."""
+        key = (doc, "best_lines")
+        if key not in self._cache:
+            from docintel.store.view import best_lines
+
+            df = best_lines(self.store, doc)
+            if not df.empty:
+                df = df[df["kind"].fillna("text").eq("text")].sort_values(["page_num", "line_num"]).reset_index(drop=True)
+                df = df.assign(text=df["text"].astype(str), bold=df["bold"].fillna(False).astype(bool))
+            self._cache[key] = df
+        return self._cache[key]
+
+    def _heading_text(self, ref: PendingReference, doc: str) -> Resolution | None:
+        """A part no TOC or caption numbers, found by its heading's text: a lettered paragraph of a
+        rule ("(q) Related Information" / "(1) For more information ...") or a titled heading
+        ("Flightcrew Training" on a line of its own, "ADDRESSES: You may send ..." run in)."""
+        target = str(ref.ref_target or "")
+        if ref.ref_type != RefType.section or not target:
+            return None
+        lines = self._doc_lines(doc)
+        if lines.empty:
+            return None
+        if ref.origin is not None:
+            lines = lines[~((lines["page_num"] == ref.origin.page) & (lines["line_num"] == ref.origin.line))]
+        if is_designator(target):
+            span = _paragraph_span(lines, DESIGNATOR.findall(target))
+        elif is_title(target):
+            span = _titled_span(lines, target)
+        else:
+            return None
+        if span is None:
+            return None
+        start, end = lines.iloc[span[0]], (lines.iloc[span[1]] if span[1] is not None else None)
+        page = int(start["page_num"])
+        nxt = (int(end["page_num"]), float(end["y0"]), int(end["line_num"])) if end is not None else None
+        region = self._region(ref, doc, page_start=page, page_end=max(page, nxt[0]) if nxt else page,
+                              y_start=float(start["y0"]), line_start=int(start["line_num"]), title=str(start["text"]),
+                              by_line=True)
+        return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved),
+                          region=region, next_section=nxt)
 
     def _page_label(self, ref: PendingReference, doc: str) -> Resolution | None:
         if ref.ref_type != RefType.page or not ref.ref_target:
@@ -360,3 +407,86 @@ class Resolver:
         return res
 
 
+DESIGNATOR = re.compile(r"\(([a-z]{1,2}|\d{1,2})\)")
+"""One level of a rule's paragraph number: "(q)", "(1)", "(ii)"."""
+
+_TITLE = re.compile(r"[A-Za-z]{3,}")
+
+
+def is_designator(target: str) -> bool:
+    """A rule's paragraph number: "(q)", "(q)(1)", "(p)(4)(ii)"."""
+    chain = DESIGNATOR.findall(target)
+    return bool(chain) and "".join(f"({d})" for d in chain) == target
+
+
+def is_title(target: str) -> bool:
+    """A pointer target that is a heading's words ("Flightcrew Training", "ADDRESSES"), not an
+    id ("7.2", "A-1", "IV")."""
+    return bool(_TITLE.search(target)) and not re.fullmatch(r"(?i)[ivxlc]+", target)
+
+
+def _is_level(text: str, kind: str) -> bool:
+    """Whether ``text`` opens a paragraph numbered like ``kind`` ("q" a letter, "1" a number)."""
+    m = re.match(r"^\(([a-z]{1,2}|\d{1,2})\)\s+\S", text)
+    return bool(m) and m.group(1).isdigit() == kind.isdigit()
+
+
+def _paragraph_span(lines: pd.DataFrame, chain: list[str]) -> tuple[int, int | None] | None:
+    """(first line, line ending it or None) of paragraph ``chain`` (["q", "1"] for (q)(1)), by
+    position in ``lines``: the top level is a heading ("(q) Related Information", bold when
+    any of its kind is), each deeper level the first line opening it after its parent's, and a
+    paragraph ends where the next one of its level (or its parent's) starts."""
+    text = lines["text"].tolist()
+    bold = lines["bold"].tolist()
+    top = [i for i, t in enumerate(text) if re.match(rf"^\({re.escape(chain[0])}\)\s+[A-Z]", t)]
+    if any(bold[i] for i in top):
+        top = [i for i in top if bold[i]]
+    if not top:
+        return None
+    start = top[0]
+    ends = [_next_at_level(text, bold, start, chain[0], heading=True)]
+    for d in chain[1:]:
+        stop = ends[-1] if ends[-1] is not None else len(text)
+        hit = next((i for i in range(start + 1, stop) if text[i].startswith(f"({d}) ")), None)
+        if hit is None:
+            return None
+        start = hit
+        ends.append(_next_at_level(text, bold, start, d, heading=False, stop=stop))
+    end = next((e for e in reversed(ends) if e is not None), None)
+    return start, end
+
+
+def _next_at_level(text: list[str], bold: list[bool], start: int, kind: str, heading: bool, stop: int | None = None) -> int | None:
+    """The next line after ``start`` (before ``stop``) opening a paragraph of ``kind``'s level."""
+    for i in range(start + 1, stop if stop is not None else len(text)):
+        if _is_level(text[i], kind) and (not heading or bold[i] == bold[start]) and not text[i].startswith(f"({kind}) "):
+            return i
+    return stop
+
+
+def _titled_span(lines: pd.DataFrame, title: str) -> tuple[int, int | None] | None:
+    """(heading line, next heading of its kind or None) of the first heading reading ``title``:
+    a line of its own ("Flightcrew Training") or a run-in heading opening a paragraph
+    ("ADDRESSES: You may send comments")."""
+    text = lines["text"].tolist()
+    bold = lines["bold"].tolist()
+    t = re.escape(title)
+    alone = re.compile(rf"^{t}\s*[:.\u2014]?$")
+    run_in = re.compile(rf"^{t}\s*[:.\u2014]\s+\S")
+    start = next((i for i, s in enumerate(text) if alone.match(s) or run_in.match(s)), None)
+    if start is None:
+        return None
+    if alone.match(text[start]):
+        end = next((i for i in range(start + 1, len(text)) if bold[i] and alone_heading(text[i])), None)
+        return start, end
+    # the next run-in heading of the same kind ("FOR FURTHER INFORMATION CONTACT:") when the
+    # title is in capitals, else the next heading on a line of its own
+    caps = re.compile(r"^[A-Z][A-Z ,&'\u2019\-]{2,}:\s") if title.isupper() else None
+    end = next((i for i in range(start + 1, len(text))
+                if (caps is not None and caps.match(text[i])) or (bold[i] and alone_heading(text[i]))), None)
+    return start, end
+
+
+def alone_heading(text: str) -> bool:
+    """A short line with no sentence end: a heading on a line of its own."""
+    return len(text.split()) <= 10 and not text.rstrip().endswith((".", ",", ";"))

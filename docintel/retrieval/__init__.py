@@ -272,7 +272,8 @@ MAX_SECTION_PAGES = 3
 
 
 def fetch_target(
-    store: Store, region: TargetRegion, passage_id: str, next_section: tuple[int, float] | None = None
+    store: Store, region: TargetRegion, passage_id: str,
+    next_section: tuple[int, float] | tuple[int, float, int] | None = None
 ) -> list[Passage]:
     """The lines ``region`` designates, as reference passages (one per page; a section may run
     over several pages) tagged with their provenance."""
@@ -299,7 +300,8 @@ def fetch_target(
 
 
 def _fetch(
-    store: Store, region: TargetRegion, passage_id: str, next_section: tuple[int, float] | None = None
+    store: Store, region: TargetRegion, passage_id: str,
+    next_section: tuple[int, float] | tuple[int, float, int] | None = None
 ):
     """(first page's passage, the target's lines on later pages or None)."""
     from docintel.retrieval.region import (

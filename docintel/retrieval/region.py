@@ -377,15 +377,26 @@ def _label_match(row_key: str | None, text: str | None, sub: str) -> bool:
     return False
 
 
-def section_lines(pages: pd.DataFrame, region: TargetRegion, next_start: tuple[int, float] | None) -> pd.DataFrame:
-    """Lines from the section heading to the next section's heading."""
+def section_lines(pages: pd.DataFrame, region: TargetRegion,
+                  next_start: tuple[int, float] | tuple[int, float, int] | None) -> pd.DataFrame:
+    """Lines from the section heading to the next section's heading: by height on the page, or
+    by reading order when the region numbers its lines so (a heading in the second of three
+    columns starts there, not across the page)."""
     sel = pages[(pages["page_num"] >= region.page_start) & (pages["page_num"] <= region.page_end)].copy()
+    if region.by_line and region.line_start is not None:
+        num = sel["line_num"].astype(int)
+        sel = sel[~((sel["page_num"] == region.page_start) & (num < region.line_start))]
+        if next_start is not None and len(next_start) == 3:
+            np_, _, nl = next_start
+            num = sel["line_num"].astype(int)
+            sel = sel[~((sel["page_num"] > np_) | ((sel["page_num"] == np_) & (num >= nl)))]
+        return sel
     cy = (sel["y0"].astype(float) + sel["y1"].astype(float)) / 2
     if region.y_start is not None:
         sel = sel[~((sel["page_num"] == region.page_start) & (cy < region.y_start - 2))]
         cy = cy.loc[sel.index]
     if next_start is not None:
-        np_, ny = next_start
+        np_, ny = next_start[:2]
         sel = sel[~((sel["page_num"] > np_) | ((sel["page_num"] == np_) & (cy >= ny - 2)))]
     return sel
 

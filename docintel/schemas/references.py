@@ -21,6 +21,8 @@ class TargetRegion(BaseModel):
     object_key: str | None = Field(None, description='"table:3" when the target is a registered object.')
     line_start: int | None = Field(None, description="First line on page_start (baseline numbering), when known.")
     line_end: int | None = Field(None, description="Last line on page_end (baseline numbering), when known.")
+    by_line: bool = Field(False, description="line_start (and the next section's line) number the best parse's "
+                          "lines in reading order: the region is cut by line, not by height (columns).")
     title: str | None = Field(None, description="Section title or object caption.")
     raw_text: str = Field(description="The pointer as written.")
     origin: Origin | None = None

@@ -121,3 +121,16 @@ def nist_store(tmp_path_factory, shared_corpora):
             shared_corpora / "nist" / "NIST.CSWP.29.pdf", shared_corpora / "nist" / "NIST.FIPS.199.pdf"]
     api.ingest(pdfs, Settings.load(env={}, store=root, quiet=True))
     return root
+
+
+@pytest.fixture(scope="session")
+def fr_store(tmp_path_factory, shared_corpora):
+    """The FAA 737 MAX proposed AD (Federal Register, three columns, no outline) through
+    docintel.api.ingest, not escalated: pointers by heading words and paragraph letters."""
+    from docintel import api
+    from docintel.settings import Settings
+
+    root = tmp_path_factory.mktemp("fr") / "store"
+    api.ingest([shared_corpora / "two_column" / "federal-register-2020-17221.pdf"],
+               Settings.load(env={}, store=root, quiet=True))
+    return root

@@ -93,6 +93,37 @@ def test_a_pointer_coordinated_with_a_triggered_one_is_a_pointer_too():
     assert [r.raw_text for r in find_pointers("The design differs from Section 3. Section 4 is new.")] == ["Section 3"]
 
 
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("(See Flightcrew Training section in this preamble for further information.)",
+         [("Flightcrew Training section", "Flightcrew Training")]),
+        ("or by the means identified in the ADDRESSES section.", [("ADDRESSES section", "ADDRESSES")]),
+        ("sent to the person identified in the FOR FURTHER INFORMATION CONTACT section.",
+         [("FOR FURTHER INFORMATION CONTACT section", "FOR FURTHER INFORMATION CONTACT")]),
+        ("see the Costs of Compliance section", [("Costs of Compliance section", "Costs of Compliance")]),
+        ("send it to the attention of the person identified in paragraph (q)(1) of this AD.",
+         [("paragraph (q)(1)", "(q)(1)")]),
+        ("the changes specified in paragraphs (h)(1) through (10) of this AD",
+         [("paragraph (h)(1)", "(h)(1)"), ("paragraph (h)(10)", "(h)(10)")]),
+        ("the provisions of paragraphs (p)(4)(i) and (ii) of this AD apply",
+         [("paragraph (p)(4)(i)", "(p)(4)(i)"), ("paragraph (p)(4)(ii)", "(p)(4)(ii)")]),
+        # a figure named by the paragraph it belongs to is reached through that paragraph
+        ("provisions of figure 10 to paragraph (i) of this proposed AD are adopted",
+         [("figure 10 to paragraph (i)", "(i)")]),
+        # not a part of this document, or no part at all
+        ("in accordance with paragraph (c) of 14 CFR 39.5", [("14 CFR 39.5", "14 CFR 39.5")]),
+        ("This section describes the requirements.", []),
+        ("4 Authenticator Assurance Levels This section describes the AALs.", []),
+        ("Subsequent sections describe usability considerations.", []),
+    ],
+)
+def test_parts_named_by_heading_or_paragraph_letter(text, expected):
+    """Federal Register rules point at a preamble heading by its words and at the rule's own
+    paragraphs by letter; neither has a number a TOC would hold."""
+    assert [(r.raw_text, r.ref_target) for r in find_pointers(text)] == expected
+
+
 def test_caption_is_not_a_pointer():
     assert find_pointers("Table 3: Variations on the Transformer architecture.") == []
 

@@ -731,6 +731,26 @@ def test_a_sentence_cut_by_a_page_break_is_read_whole_and_the_pointer_after_it_i
     assert [(r.raw_text, r.origin.page, r.origin.line) for r in out.pending_references] == [("Appendix E", 58, 3)]
 
 
+def test_a_sentence_that_only_points_on_goes_with_the_sentence_before():
+    """737 MAX proposed AD p3: the closest sentence says what is asked about, the next one only
+    where the rest is ("(See Flightcrew Training section in this preamble ...)"), sharing one word
+    with the question: it is quoted as the lead and its pointer followed."""
+    a = _passage(["The FAA has reviewed the proposed flightcrew procedures with Boeing.",
+                  "The FAA will conduct an operational evaluation before finalizing these checklists. (See Flightcrew",
+                  "Training section in this preamble for further information.)",
+                  "The checklists would be revised to address the new failure indications."], page=3, page_label="47700")
+    q = ("The FAA says it will run an operational evaluation before it finalizes the new flightcrew checklists. "
+         "Which other aviation authorities is it doing that evaluation with?")
+    w = {"faa": 0.3, "run": 0.8, "operat": 0.4, "evalu": 0.8, "final": 0.9, "new": 0.3, "flightcrew": 0.6,
+         "checklist": 0.6, "aviat": 0.7, "author": 1.2}
+    finder = lambda text: [m.ref for m in find_mentions(text)]  # noqa: E731
+    parsed = parse_question(q, finder).model_copy(update={"weights": w})
+    out = ExtractiveGenerator(find_pointers=finder).generate(GenerationRequest(question=q, parsed=parsed, passages=[a]))
+    assert "(See Flightcrew Training section" in out.answer
+    assert [(r.raw_text, r.ref_target, r.origin.line) for r in out.pending_references] == [
+        ("Flightcrew Training section", "Flightcrew Training", 2)]
+
+
 def test_a_target_over_several_pages_is_read_on_the_page_that_matches():
     """Appendix E opens with a table of organisations; the standards asked about are on its
     next page."""

@@ -64,3 +64,42 @@ def test_external_never_fetched(flat_store):
     s = Store(flat_store)
     res = Resolver(s).resolve(pointer("as required by NIST SP 800-53", 6, 42, s.doc_ids()[0]))
     assert res.resolved.status.value == "external" and res.region is None
+
+
+def _fetched(store, ref_text, origin_page, origin_line, doc):
+    res = Resolver(store).resolve(pointer(ref_text, origin_page, origin_line, doc))
+    assert res.region is not None, res.steps
+    return res, fetch_target(store, res.region, "R1", res.next_section)
+
+
+def test_a_heading_named_by_its_words_is_found_and_read_to_the_next(fr_store):
+    """The 737 MAX proposed AD has no outline and no numbered headings. "(See Flightcrew Training
+    section in this preamble ...)" on page 3 leads to the bold heading in the middle column of
+    page 5; "the ADDRESSES section" (page 5) to the run-in heading on page 1, read up to the next
+    one ("FOR FURTHER INFORMATION CONTACT:")."""
+    s = Store(fr_store)
+    doc = s.doc_ids()[0]
+    res, (p, *_) = _fetched(s, "(See Flightcrew Training section in this preamble", 3, 40, doc)
+    assert res.resolved.source == "heading_text" and p.page == 5
+    assert p.lines[0].text.startswith("Flightcrew Training")
+    assert "(TCCA)" in p.text
+    assert "identified in the ADDRESSES section" not in p.text  # the first column, before the heading
+
+    res, (p, *_) = _fetched(s, "by the means identified in the ADDRESSES section.", 5, 14, doc)
+    assert p.page == 1 and p.lines[0].text.startswith("ADDRESSES:")
+    assert "Contractual & Data Services" in p.text and "FOR FURTHER INFORMATION CONTACT" not in p.text
+
+
+def test_a_rule_paragraph_named_by_its_letters_is_read_alone(fr_store):
+    """"paragraph (q)(1) of this AD" is item (1) under the bold "(q) Related Information" on page
+    15: its lines, not (q)(2)'s Boeing contact; "paragraph (i)" is the MEL paragraph, whose
+    note runs onto page 14, not the "(i)" item of a list."""
+    s = Store(fr_store)
+    doc = s.doc_ids()[0]
+    res, (p, *more) = _fetched(s, "the person identified in paragraph (q)(1) of this AD.", 14, 90, doc)
+    assert p.page == 15 and p.lines[0].text.startswith("(1) For more information")
+    assert "Ian Won" in p.text and "Boeing" not in p.text and not more
+    res, parts = _fetched(s, "as specified in paragraph (i) of this proposed AD", 4, 160, doc)
+    assert parts[0].page == 13 and parts[0].lines[0].text.startswith("(i) Minimum Equipment List")
+    assert any("(FSIMS)" in q.text and q.page == 14 for q in parts[1:])
+    assert not any("(j) Installation" in q.text for q in parts)

@@ -28,6 +28,7 @@ STOP_WORDS = frozenset(
     may might shall i'm i've i'd i'll we're we've we'd we'll you're you've you'd you'll they're they've
     they'd they'll he's she's let's can't won't
     thing things stuff like well
+    something anything everything nothing someone anyone somebody anybody happen happens happened happening
     """.split()
 )
 

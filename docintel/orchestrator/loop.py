@@ -3,6 +3,12 @@
 question parsing -> retrieval (top-k pages) -> generation -> decide ->
 (resolve pending references -> fetch target regions -> regenerate) x max_loops.
 
+Before the first pass, a question that sets a scene ("The line 32 instructions send me to a
+worksheet. What's the most interest I can count?") is checked for the page its premise
+describes: when that page points at a page the asked part matches (``follow_premise_pointer``
+in the trace), it is read and its pointer followed first; if that does not give a complete
+answer, the question is answered as below from the pages it matches.
+
 The decision reads only ``answer_completeness`` and ``pending_references`` (never a confidence
 score):
 
@@ -193,85 +199,112 @@ def answer(question: str, settings: Settings) -> AskResult:
         trace["verdict"] = {"decision": "give_up_partial", "why": "no candidate page"}
         return _finish(result, trace, clock, ask.trace)
 
-    pass_no, loops = 0, 0
-    llm_calls, tok_p, tok_c = 0, 0, 0
-    runner_up_left = RUNNER_UP_PAGES if ask.max_loops > 0 and not parsed.pointers else 0
-    while True:
+    counts = {"pass": 0, "llm_calls": 0, "prompt": 0, "completion": 0}
+
+    def run(passages: list[Any], loops: int, runner_up_left: int) -> tuple[Any, str, Completeness, Verdict, list[PendingReference]]:
+        """Generate, decide, follow, regenerate, from ``passages`` (and the reference passages
+        already fetched) to a verdict: (last generator output, answer text, completeness, verdict,
+        internal pointers still open)."""
         from docintel.schemas.generation import GenerationRequest
 
-        pass_no += 1
-        request = GenerationRequest(
-            question=question, parsed=parsed, passages=passages + ref_passages, pass_number=pass_no,
-            resolved_references=resolved, model=settings.llm.model if ask.generator in LLM_GENERATORS else None,
-        )
-        t_gen = time.perf_counter()
-        out = generator.generate(request)
-        gen_ms = round((time.perf_counter() - t_gen) * 1000, 2)
-        llm_calls += out.llm_calls
-        tok_p += out.tokens.prompt
-        tok_c += out.tokens.completion
-        record: dict[str, Any] = {
-            "pass": pass_no,
-            "generator_input": request.model_dump(mode="json", exclude={"parsed"}),
-            "generator_output": out.model_dump(mode="json"),
-            "generate_ms": gen_ms,
-        }
-        trace["passes"].append(record)
-        for r in out.pending_references:
-            if r.ref_type == RefType.external and not any(_key(x) == _key(r) for x in resolved):
-                resolved.append(ResolvedReference(raw_text=r.raw_text, ref_type=r.ref_type, ref_target=r.ref_target,
-                                                  status=RefStatus.external, doc_id=r.doc_id, origin=r.origin))
-        internal = [r for r in out.pending_references if r.ref_type != RefType.external]
-        new = [r for r in internal if _key(r) not in attempted]
-        if not new and out.answer_completeness == Completeness.partial and runner_up_left and not ref_passages:
-            # the page read does not answer and points nowhere: read the runner-up page once
-            more = _runner_up(store, candidates, passages, candidate_passages)
-            runner_up_left -= 1
-            if more:
-                passages = passages + more
-                record["decision"] = "read_runner_up"
-                record["runner_up"] = [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in more]
-                continue
-        still_partial = not new and out.answer_completeness == Completeness.partial and not ref_passages
-        linked = False
-        if still_partial and not runner_up_left and loops < ask.max_loops:
-            # the page read does not answer, but one of its pointers leads to a page the
-            # question matches too ("... as described in Section 5.2.4" and 5.2.4's page
-            # ranked second): follow it, as a reader would
-            new = _linked(passages, candidates, resolver, attempted)
-            if not new and not unknown_names(parsed):  # "the capital of France": its document never says "France"
-                new = _closest(passages, out, resolver, attempted)
-            linked = bool(new)
-        if not new:
-            completeness = out.answer_completeness
-            if internal and completeness == Completeness.complete:
-                completeness = Completeness.references_unresolved
-            verdict = Verdict.return_to_user if completeness == Completeness.complete else Verdict.give_up_partial
-            record["decision"] = verdict.value
-            text = out.answer
-            break
-        if loops >= ask.max_loops:
-            completeness = out.answer_completeness
-            if completeness == Completeness.complete:
-                completeness = Completeness.references_unresolved
-            verdict = Verdict.give_up_partial
-            record["decision"] = "give_up_partial"
-            names = "; ".join(
-                f"{r.raw_text!r}" + (f" (page {r.origin.page} line {r.origin.line})" if r.origin else "") for r in new
+        while True:
+            counts["pass"] += 1
+            pass_no = counts["pass"]
+            request = GenerationRequest(
+                question=question, parsed=parsed, passages=passages + ref_passages, pass_number=pass_no,
+                resolved_references=resolved, model=settings.llm.model if ask.generator in LLM_GENERATORS else None,
             )
-            why = "reference following is off (--max-loops 0)" if ask.max_loops == 0 else f"loop budget of {ask.max_loops} used up"
-            text = out.answer + f"\nNot followed ({why}): {names}."
-            break
-        loops += 1
-        record["decision"] = "follow_linked_pointer" if linked else "resolve_references"
-        t_res = time.perf_counter()
+            t_gen = time.perf_counter()
+            out = generator.generate(request)
+            gen_ms = round((time.perf_counter() - t_gen) * 1000, 2)
+            counts["llm_calls"] += out.llm_calls
+            counts["prompt"] += out.tokens.prompt
+            counts["completion"] += out.tokens.completion
+            record: dict[str, Any] = {
+                "pass": pass_no,
+                "generator_input": request.model_dump(mode="json", exclude={"parsed"}),
+                "generator_output": out.model_dump(mode="json"),
+                "generate_ms": gen_ms,
+            }
+            trace["passes"].append(record)
+            for r in out.pending_references:
+                if r.ref_type == RefType.external and not any(_key(x) == _key(r) for x in resolved):
+                    resolved.append(ResolvedReference(raw_text=r.raw_text, ref_type=r.ref_type, ref_target=r.ref_target,
+                                                      status=RefStatus.external, doc_id=r.doc_id, origin=r.origin))
+            internal = [r for r in out.pending_references if r.ref_type != RefType.external]
+            new = [r for r in internal if _key(r) not in attempted]
+            if not new and out.answer_completeness == Completeness.partial and runner_up_left and not ref_passages:
+                # the page read does not answer and points nowhere: read the runner-up page once
+                more = _runner_up(store, candidates, passages, candidate_passages)
+                runner_up_left -= 1
+                if more:
+                    passages = passages + more
+                    record["decision"] = "read_runner_up"
+                    record["runner_up"] = [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in more]
+                    continue
+            still_partial = not new and out.answer_completeness == Completeness.partial and not ref_passages
+            linked = False
+            if still_partial and not runner_up_left and loops < ask.max_loops:
+                # the page read does not answer, but one of its pointers leads to a page the
+                # question matches too ("... as described in Section 5.2.4" and 5.2.4's page
+                # ranked second): follow it, as a reader would
+                new = _linked(passages, candidates, resolver, attempted)
+                if not new and not unknown_names(parsed):  # "the capital of France": its document never says "France"
+                    new = _closest(passages, out, resolver, attempted)
+                linked = bool(new)
+            if not new:
+                completeness = out.answer_completeness
+                if internal and completeness == Completeness.complete:
+                    completeness = Completeness.references_unresolved
+                verdict = Verdict.return_to_user if completeness == Completeness.complete else Verdict.give_up_partial
+                record["decision"] = verdict.value
+                return out, out.answer, completeness, verdict, internal
+            if loops >= ask.max_loops:
+                completeness = out.answer_completeness
+                if completeness == Completeness.complete:
+                    completeness = Completeness.references_unresolved
+                record["decision"] = "give_up_partial"
+                names = "; ".join(
+                    f"{r.raw_text!r}" + (f" (page {r.origin.page} line {r.origin.line})" if r.origin else "") for r in new
+                )
+                why = "reference following is off (--max-loops 0)" if ask.max_loops == 0 else f"loop budget of {ask.max_loops} used up"
+                return out, out.answer + f"\nNot followed ({why}): {names}.", completeness, Verdict.give_up_partial, internal
+            loops += 1
+            record["decision"] = "follow_linked_pointer" if linked else "resolve_references"
+            t_res = time.perf_counter()
+            follow_linked(new) if linked else follow(new, None)
+            record["resolver"] = list(resolver_steps)
+            resolver_steps.clear()
+            record["resolve_ms"] = round((time.perf_counter() - t_res) * 1000, 2)
+
+    def follow_linked(refs: list[PendingReference]) -> None:
+        """Follow mentions the loop chose itself: the generator quotes the mention with its target."""
         have = len(ref_passages)
-        follow(new, None)
-        if linked:  # the generator quotes the mention it was followed from
-            ref_passages[have:] = [p.model_copy(update={"linked": True}) for p in ref_passages[have:]]
-        record["resolver"] = list(resolver_steps)
+        follow(refs, None)
+        ref_passages[have:] = [p.model_copy(update={"linked": True}) for p in ref_passages[have:]]
+
+    runner_up = RUNNER_UP_PAGES if ask.max_loops > 0 and not parsed.pointers else 0
+    lead = _premise_pointer(store, parsed, doc_ids, resolver, attempted) if runner_up else None
+    if lead is not None:
+        # the premise describes a page that points where the asked part matches ("The line 32
+        # instructions send me to a worksheet. What's the most interest I can count?"): read
+        # that page and follow its pointer first; when that does not answer, start over as usual
+        lead_passages, ref = lead
+        t_res = time.perf_counter()
+        follow_linked([ref])
+        trace["follow_premise_pointer"] = {"read": [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in lead_passages],
+                                    "pointer": ref.raw_text, "resolver": list(resolver_steps),
+                                    "ms": round((time.perf_counter() - t_res) * 1000, 2)}
         resolver_steps.clear()
-        record["resolve_ms"] = round((time.perf_counter() - t_res) * 1000, 2)
+        out, text, completeness, verdict, internal = run(lead_passages, 1, 0)
+        if completeness != Completeness.complete:
+            trace["follow_premise_pointer"]["outcome"] = f"{completeness.value}: answered again from the pages the question matches"
+            ref_passages.clear()
+            resolved.clear()
+            attempted.clear()
+            out, text, completeness, verdict, internal = run(passages, 0, runner_up)
+    else:
+        out, text, completeness, verdict, internal = run(passages, 0, runner_up)
 
     result = AskResult(
         question=question,
@@ -281,12 +314,12 @@ def answer(question: str, settings: Settings) -> AskResult:
         citations=_dedupe(out.citations),
         pending_references=internal,
         resolved_references=resolved,
-        passes=pass_no,
-        llm_calls=llm_calls + resolver.llm_calls,
-        tokens=Tokens(prompt=tok_p + resolver.tokens[0], completion=tok_c + resolver.tokens[1]),
+        passes=counts["pass"],
+        llm_calls=counts["llm_calls"] + resolver.llm_calls,
+        tokens=Tokens(prompt=counts["prompt"] + resolver.tokens[0], completion=counts["completion"] + resolver.tokens[1]),
         generator=generator.name,
     )
-    trace["verdict"] = {"decision": verdict.value, "completeness": completeness.value, "passes": pass_no}
+    trace["verdict"] = {"decision": verdict.value, "completeness": completeness.value, "passes": counts["pass"]}
     return _finish(result, trace, clock, ask.trace)
 
 
@@ -326,6 +359,41 @@ def _linked(passages: list[Any], candidates: list[Any], resolver: Any, attempted
         if hit and (best is None or min(hit) < best[0]):
             best = (min(hit), ref)
     return [best[1]] if best else []
+
+
+PREMISE_TARGETS = 3
+"""How far down the asked part's own ranking a premise page's pointer target may sit."""
+
+
+def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, attempted: set[tuple]):
+    """(the passages of the page the premise alone matches best, its pointer) when that page
+    mentions a part on one of the PREMISE_TARGETS pages the asked part alone matches best, and is
+    not itself the asked part's best page; None otherwise (no premise, or no such pointer)."""
+    if not parsed.premise or not parsed.asked:
+        return None
+    from docintel.questions import parse_question
+    from docintel.references import find_mentions
+    from docintel.retrieval import retrieve
+
+    def finder(text: str) -> list[PendingReference]:
+        return [m.ref for m in find_mentions(text)]
+
+    premise_passages, _, _, _ = retrieve(store, parse_question(parsed.premise, finder), doc_ids, top_k=1)
+    _, asked, _, _ = retrieve(store, parse_question(parsed.asked, finder), doc_ids, top_k=1)
+    if not premise_passages or not asked:
+        return None
+    rank = {(c.doc_id, c.page_num): i for i, c in enumerate(asked[:PREMISE_TARGETS])}
+    first = premise_passages[0]
+    if rank.get((first.doc_id, first.page)) == 0:
+        return None  # the page the premise describes is where the asked part matches best too
+    read = {(p.doc_id, p.page) for p in premise_passages}  # with the page a cut sentence ends on
+    best: tuple[int, PendingReference] | None = None
+    for ref, region in _mentions(premise_passages, resolver, attempted):
+        hit = [rank[(region.doc_id, n)] for n in range(region.page_start, region.page_end + 1)
+               if (region.doc_id, n) in rank and (region.doc_id, n) not in read]
+        if hit and (best is None or min(hit) < best[0]):
+            best = (min(hit), ref)
+    return (premise_passages, best[1]) if best else None
 
 
 def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]) -> list[PendingReference]:

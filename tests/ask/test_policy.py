@@ -176,6 +176,51 @@ def test_the_closest_passage_is_followed_to_what_it_points_at(policy_store, monk
     assert ref and ref[0]["page"] == 2 and ref[0]["referenced_from"] == {"page": 1, "line": 2}
 
 
+def test_the_page_a_premise_describes_is_read_and_its_pointer_followed_first(policy_store, monkeypatch):
+    """"The premium section says backup media is kept only for set periods. How long are backup
+    tapes kept?": the whole question and the asked part match the schedule on page 3 best, the
+    premise matches page 1, whose sentence points to Schedule B. The answer reads page 1 and
+    follows its pointer (page 3 cited as a reference from page 1); when the premise page's
+    pointer leads somewhere that does not answer, the question is answered as before."""
+    import docintel.retrieval as retrieval
+    from docintel.schemas.answers import RetrievedVia
+    from docintel.schemas.generation import Passage, PassageLine
+
+    doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+    premise = "The premium section says backup media is kept only for set periods."
+    question = premise + " How long are backup tapes kept?"
+
+    def page(n: int, lines: list[str]) -> Passage:
+        return Passage(passage_id="P1", doc_id=doc_id, doc="policy.pdf", page=n, page_label=str(n), line_start=1,
+                       line_end=len(lines), parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
+                       lines=[PassageLine(line_num=i + 1, text=t) for i, t in enumerate(lines)])
+
+    schedule = page(3, ["Schedule B - Retention Periods", "Backup tapes are kept for 35 days."])
+
+    def run(premise_page: Passage):
+        def retrieve(store, parsed, doc_ids, top_k=1):
+            ranked = [1, 3] if parsed.text == premise else [3, 1]
+            cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
+                                         line_start=1, line_end=1) for i, n in enumerate(ranked)]
+            return ([premise_page if parsed.text == premise else schedule], cands, {}, [])
+
+        monkeypatch.setattr(retrieval, "retrieve", retrieve)
+        monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1: [])
+        return ask(policy_store, question)
+
+    out = run(page(1, ["The annual premium is payable in four equal instalments.",
+                       "Backup media is kept only for the periods set out in Schedule B."]))
+    assert "35 days" in out["answer"] and out["answer_completeness"] == "complete"
+    assert out["citations"][0]["page"] == 1 and out["citations"][0]["retrieved_via"] == "primary"
+    ref = [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+    assert ref and ref[0]["page"] == 3 and ref[0]["referenced_from"] == {"page": 1, "line": 2}
+
+    out = run(page(1, ["Backup media rules are reviewed with the premium; see Section 7.3 for storms."]))
+    assert "35 days" in out["answer"] and out["answer_completeness"] == "complete"
+    assert {c["page"] for c in out["citations"]} == {3}
+    assert not [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+
+
 def test_a_name_the_document_never_mentions_is_not_answered_complete(policy_store):
     """The policy keeps backup tapes 35 days; it says nothing about a Frankfurt office."""
     out = ask(policy_store, "Our office in Frankfurt runs its own backups. How long are backup tapes kept there?")

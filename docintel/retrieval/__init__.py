@@ -89,14 +89,29 @@ def retrieve(
                       line_start=lo, line_end=hi)
         )
     cands.sort(key=lambda c: (-c.score, c.doc_id, c.page_num))
-    passages = candidate_passages(store, cands[:top_k], lines)
     unused: list[str] = []
     if cands:  # sentence weights inside the answer's document
         from docintel.retrieval.search import doc_idf
 
         in_doc, unused = doc_idf(store, parsed, cands[0].doc_id)
-        idf = in_doc or idf
+        if in_doc:
+            idf = in_doc
+            cands = [_span_in_doc(c, lines[c.doc_id], parsed, in_doc) if c.doc_id == cands[0].doc_id else c for c in cands]
+    passages = candidate_passages(store, cands[:top_k], lines)
     return passages, cands, idf, unused
+
+
+def _span_in_doc(cand: Candidate, lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float]) -> Candidate:
+    """``cand`` with the line span handed to the generator chosen by the keywords' weight inside
+    its own document: on a long page of the 737 MAX AD, "737" and "MAX" (on every page) must not
+    pull the span to the first lines that name the airplane, away from the paragraph asked about."""
+    from docintel.retrieval.region import answer_span
+
+    page = lines[lines["page_num"] == cand.page_num]
+    if page.empty:
+        return cand
+    span = answer_span(page, parsed, idf)
+    return cand.model_copy(update={"line_start": span.first, "line_end": span.last})
 
 
 def candidate_passages(

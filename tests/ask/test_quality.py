@@ -570,6 +570,42 @@ def test_a_keyword_split_out_of_a_compound_weighs_as_much_as_the_compound(tmp_pa
     assert idf["nr"] == idf["form"] < idf["check"]
 
 
+def test_the_span_of_a_long_page_is_chosen_by_the_weights_inside_its_document(tmp_path):
+    """737 MAX AD p14: "737" and "MAX" are rare across the corpus but on every page of the AD, so
+    they pulled the span handed to the generator to the lines naming the airplane, 40 lines and
+    more above the paragraph the question is about."""
+    import pymupdf
+
+    from docintel import api
+    from docintel.retrieval import retrieve
+    from docintel.store import Store
+
+    ad, other = tmp_path / "ad.pdf", tmp_path / "other.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=1700)
+    lines = ["The Zephyr Q7 flight manual revision applies to every Zephyr Q7 airplane."] * 3
+    lines += [f"Paragraph {i} keeps the maintenance records of the fleet in order." for i in range(60)]
+    lines += ["Send an alternative compliance request to the certification office manager."]
+    lines += [f"Paragraph {i} lists the parts of the fleet." for i in range(20)]
+    for i, text in enumerate(lines):
+        page.insert_text((40, 160 + 17 * i), text, fontsize=9)
+    for _ in range(3):
+        doc.new_page().insert_text((72, 72), "\n".join(["Each Zephyr Q7 airplane must carry the revised flight manual."]
+                                                       + ["The fleet keeps its parts in order."] * 30))
+    doc.save(ad)
+    doc = pymupdf.open()
+    for i in range(12):
+        doc.new_page().insert_text((72, 72), f"Chapter {i}: send an alternative compliance request to the office.")
+    doc.save(other)
+    root = tmp_path / "store"
+    api.ingest([ad, other], Settings.load(env={}, store=root, quiet=True))
+    store = Store(root)
+    parsed = parse_question("Where do Zephyr Q7 operators send an alternative compliance request?")
+    passages, cands, _, _ = retrieve(store, parsed, store.doc_ids(), top_k=1)
+    assert passages[0].page == 1
+    assert any("certification office manager" in ln.text for ln in passages[0].lines)
+
+
 def test_a_role_question_prefers_the_sentence_saying_what_it_is_for():
     """SP 800-40 Appendix A: "what role does SCAP play" is answered by "SCAP can be used to
     ... verifying the installation of patches", not by the appendix describing itself."""

@@ -146,7 +146,7 @@ def answer(question: str, settings: Settings) -> AskResult:
                                     "steps": res.steps, "status": res.resolved.status.value,
                                     "source": res.resolved.source, "target_page": res.resolved.target_page}
             if res.region is not None:
-                fetched = fetch_target(store, res.region, f"R{len(ref_passages) + 1}", res.next_section)
+                fetched = fetch_target(store, res.region, f"R{len(ref_passages) + 1}", res.next_section, parsed)
                 if ref.origin is None:
                     fetched = [p.model_copy(update={"note": (p.note or "").replace("in the question", "named in the question")})
                                for p in fetched]

@@ -288,17 +288,24 @@ MAX_SECTION_PAGES = 3
 
 def fetch_target(
     store: Store, region: TargetRegion, passage_id: str,
-    next_section: tuple[int, float] | tuple[int, float, int] | None = None
+    next_section: tuple[int, float] | tuple[int, float, int] | None = None, parsed: ParsedQuestion | None = None,
 ) -> list[Passage]:
     """The lines ``region`` designates, as reference passages (one per page; a section may run
-    over several pages) tagged with their provenance."""
+    over several pages) tagged with their provenance. A section longer than MAX_SECTION_PAGES
+    is read on its first page and, given the question (``parsed``, with its weights), on the
+    later pages that match it best ("Section 2" of SP 800-61 runs 18 pages; law enforcement is
+    on its fifteenth); without it, on the pages that follow."""
     first, more = _fetch(store, region, passage_id, next_section)
     out = [first]
     if more is not None and not more.empty:
-        from docintel.retrieval.region import to_passage_lines
+        from docintel.retrieval.region import best_window, to_passage_lines
 
         names = _file_names(store)
-        for k, (page_num, g) in enumerate(more.groupby("page_num", sort=True)):
+        pages = sorted(more["page_num"].unique())
+        if parsed is not None and parsed.weights and len(pages) >= MAX_SECTION_PAGES:
+            cover = {p: best_window(more[more["page_num"] == p], parsed, parsed.weights).coverage for p in pages}
+            pages = sorted(sorted(pages, key=lambda p: (-cover[p], p))[: MAX_SECTION_PAGES - 1])
+        for k, (page_num, g) in enumerate(more[more["page_num"].isin(pages)].groupby("page_num", sort=True)):
             if k + 1 >= MAX_SECTION_PAGES:
                 break
             plines = to_passage_lines(g.sort_values("line_num"))

@@ -81,3 +81,29 @@ def test_max_loops_zero_names_the_pointer(nist_store):
     assert out["verdict"] == "give_up_partial" and out["answer_completeness"] == "references_unresolved"
     assert [p["raw_text"] for p in out["pending_references"]] == ["Section 3.4.2"]
     assert "Section 3.4.2" in out["answer"].split("Not followed")[-1]
+
+
+def test_a_long_section_is_read_on_the_pages_that_match_the_question(nist_store):
+    """"As mentioned in Section 2, ..." (SP 800-61 p54): Section 2 runs from page 15 to page 32.
+    Read on its first page and the pages after it, it never reaches law enforcement (page 20);
+    read on its first page and the pages the question matches best, it does."""
+    from docintel.questions import parse_question
+    from docintel.references import Resolver
+    from docintel.retrieval import fetch_target
+    from docintel.retrieval.search import doc_idf
+    from docintel.schemas.answers import Origin, PendingReference, RefType
+    from docintel.store import Store
+
+    s = Store(nist_store)
+    doc = next(d for d, e in s.manifest()["documents"].items() if e["file_name"] == "SP800-61rev2.pdf")
+    ref = PendingReference(raw_text="Section 2", ref_type=RefType.section, ref_target="2", doc_id=doc,
+                           origin=Origin(page=54, line=12))
+    res = Resolver(s).resolve(ref)
+    assert res.region.page_start == 15 and res.region.page_end > 20
+    parsed = parse_question("If an incident involves a crime, who should contact law enforcement, and when?")
+    parsed = parsed.model_copy(update={"weights": doc_idf(s, parsed, doc)[0]})
+    plain = [p.page for p in fetch_target(s, res.region, "R1", res.next_section)]
+    asked = fetch_target(s, res.region, "R1", res.next_section, parsed)
+    assert plain == [15, 16, 17]
+    assert asked[0].page == 15 and 20 in [p.page for p in asked] and len(asked) == 3
+    assert any("law enforcement" in p.text for p in asked if p.page == 20)

@@ -125,13 +125,20 @@ def tokens_of(question: str) -> list[str]:
 
 def _verb_like(question: str) -> set[str]:
     """Words of ``question`` that read as verbs or adverbs by position and form: the last word
-    of a "how/when/where/why + auxiliary" question, -ed/-ing forms,
+    of a "how/when/where/why + auxiliary" question or of a "what/which ... + auxiliary + subject"
+    clause, -ed/-ing forms,
     -ly/-wards adverbs, a word right after "to" or a pronoun, and the word two after an
     auxiliary ("does SCAP play", "does a party need")."""
     toks = tokens_of(question)
     out = set()
     if len(toks) >= 4 and toks[0] in ("how", "when", "where", "why") and toks[1] in _AUX:
         out.add(toks[-1])  # "How is the annual premium paid?", "How does X work?": the main verb
+    for clause in re.split(r"[,;?.!]", question):
+        c = tokens_of(clause)
+        aux = next((i for i in (1, 2, 3) if i < len(c) - 2 and c[i] in _AUX_V), None)
+        if (len(c) >= 5 and c[0] in ("what", "which") and aux is not None and c[aux + 1] in _DETERMINERS | _PRONOUNS
+                and not _PREPOSITIONS.intersection(c[aux + 1:])):
+            out.add(c[-1])  # "What structures can an incident response team take": its subject follows the auxiliary
     for i, t in enumerate(toks):
         if t.endswith(("ed", "ing", "ly", "wards")) and len(t) > 4:
             out.add(t)
@@ -154,6 +161,7 @@ def _verb_like(question: str) -> set[str]:
 
 
 _VERB_PARTICLES = frozenset("as if when to for under in on after".split())
+_PREPOSITIONS = frozenset("as at by for from in into of on to under with within without about after before".split())
 """Words that follow a verb right after "what" ("What counts as ...", "what happens if ...")."""
 
 _LOW_VALUE = frozenset({"use", "used", "using", "make", "made", "get", "value", "values", "result", "number"})

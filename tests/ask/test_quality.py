@@ -64,6 +64,21 @@ def test_evidence_holding_the_topic_word_is_complete():
     assert "Partial answer" not in out.answer
 
 
+def test_the_verb_ending_a_what_clause_is_not_a_topic_word():
+    """SP 800-61 2.4.1: "What structures can an incident response team take" is answered by the
+    structures; the answer need not say "take". "What fine does the policy impose for late
+    delivery?" still needs "delivery"."""
+    p = _passage(["Possible structures for an incident response team include the following:",
+                  "Central Incident Response Team. Distributed Incident Response Teams. Coordinating Team."])
+    out = _generate("What structures can an incident response team take?", [p],
+                    {"structures": 1.5, "incident": 0.3, "response": 0.3, "team": 0.4, "take": 2.5})
+    assert out.answer_completeness == Completeness.complete and "Partial answer" not in out.answer
+    p = _passage(["The policy imposes a fine of USD 500 per day."])
+    out = _generate("What fine does the policy impose for late delivery?", [p],
+                    {"fine": 1.5, "policy": 0.3, "impose": 0.5, "late": 1.0, "delivery": 2.5})
+    assert "does not mention 'delivery'" in out.answer
+
+
 @pytest.mark.parametrize("q, unused, complete", [
     ("What is the maximum data rate of IEEE 802.11ax?", ["802.11ax"], False),
     ("What is the maximum data rate of IEEE 802.11ax?", [], True),

@@ -96,7 +96,9 @@ def retrieve(
         in_doc, unused = doc_idf(store, parsed, cands[0].doc_id)
         if in_doc:
             idf = in_doc
-            cands = [_span_in_doc(c, lines[c.doc_id], parsed, in_doc) if c.doc_id == cands[0].doc_id else c for c in cands]
+            # the pages read: the top k, and the runner-up the loop may add
+            cands = [_span_in_doc(c, lines[c.doc_id], parsed, in_doc) if i <= top_k and c.doc_id == cands[0].doc_id else c
+                     for i, c in enumerate(cands)]
     passages = candidate_passages(store, cands[:top_k], lines)
     return passages, cands, idf, unused
 

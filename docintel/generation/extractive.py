@@ -161,8 +161,8 @@ def _verb_like(question: str) -> set[str]:
 
 
 _VERB_PARTICLES = frozenset("as if when to for under in on after".split())
-_PREPOSITIONS = frozenset("as at by for from in into of on to under with within without about after before".split())
 """Words that follow a verb right after "what" ("What counts as ...", "what happens if ...")."""
+_PREPOSITIONS = frozenset("as at by for from in into of on to under with within without about after before".split())
 
 _LOW_VALUE = frozenset({"use", "used", "using", "make", "made", "get", "value", "values", "result", "number"})
 

@@ -87,7 +87,7 @@ def answer(question: str, settings: Settings) -> AskResult:
     from docintel.generation import LLM_GENERATORS, create_generator
     from docintel.questions import parse_question
     from docintel.questions.parse import unknown_names
-    from docintel.references import Resolver, find_mentions, find_pointers
+    from docintel.references import Resolver, find_pointers
     from docintel.retrieval import candidate_passages, fetch_target, retrieve
     from docintel.store.store import Store, check_store_path
 
@@ -112,7 +112,7 @@ def answer(question: str, settings: Settings) -> AskResult:
     trace["setup_ms"] = clock.lap()
 
     # a question names its pointers directly ("What does Section 7.3 say?"): no trigger word needed
-    parsed = parse_question(question, lambda text: [m.ref for m in find_mentions(text)])
+    parsed = parse_question(question, _named_pointers)
     trace["parse"] = parsed.model_dump(mode="json")
     trace["parse_ms"] = clock.lap()
 
@@ -365,6 +365,13 @@ PREMISE_TARGETS = 3
 """How far down the asked part's own ranking a premise page's pointer target may sit."""
 
 
+def _named_pointers(text: str) -> list[PendingReference]:
+    """Every pointer a question names, triggered or not ("What does Section 7.3 say?")."""
+    from docintel.references import find_mentions
+
+    return [m.ref for m in find_mentions(text)]
+
+
 def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, attempted: set[tuple]):
     """(the passages of the page the premise alone matches best, its pointer) when that page
     mentions a part on one of the PREMISE_TARGETS pages the asked part alone matches best, and is
@@ -372,14 +379,10 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     if not parsed.premise or not parsed.asked:
         return None
     from docintel.questions import parse_question
-    from docintel.references import find_mentions
     from docintel.retrieval import retrieve
 
-    def finder(text: str) -> list[PendingReference]:
-        return [m.ref for m in find_mentions(text)]
-
-    premise_passages, _, _, _ = retrieve(store, parse_question(parsed.premise, finder), doc_ids, top_k=1)
-    _, asked, _, _ = retrieve(store, parse_question(parsed.asked, finder), doc_ids, top_k=1)
+    premise_passages, _, _, _ = retrieve(store, parse_question(parsed.premise, _named_pointers), doc_ids, top_k=1)
+    _, asked, _, _ = retrieve(store, parse_question(parsed.asked, _named_pointers), doc_ids, top_k=1)
     if not premise_passages or not asked:
         return None
     rank = {(c.doc_id, c.page_num): i for i, c in enumerate(asked[:PREMISE_TARGETS])}

@@ -127,7 +127,17 @@ def _clean_sub(sub: str | None) -> str | None:
     return sub.strip("() ")
 
 
-_DESIGNATOR = r"\((?:[a-z]{1,2}|\d{1,2})\)"
+_LEVEL = r"[a-z]{1,2}|\d{1,2}"
+_DESIGNATOR = rf"\((?:{_LEVEL})\)"
+DESIGNATOR = re.compile(rf"\(({_LEVEL})\)")
+"""One level of a rule's paragraph number: "(q)", "(1)", "(ii)" (the group is its letters)."""
+
+
+def is_designator(target: str) -> bool:
+    """A rule's paragraph number: "(q)", "(q)(1)", "(p)(4)(ii)"."""
+    chain = DESIGNATOR.findall(target)
+    return bool(chain) and "".join(f"({d})" for d in chain) == target
+
 _PARAGRAPH = re.compile(
     rf"(?<![A-Za-z])(?P<word>(?i:paragraphs?|para\.))\s*(?P<id>{_DESIGNATOR}(?:{_DESIGNATOR}){{0,3}})"
     rf"(?P<more>(?:\s*(?:,|and|or|through)\s*{_DESIGNATOR}(?:{_DESIGNATOR}){{0,3}})*)"
@@ -149,7 +159,7 @@ means identified in the ADDRESSES section". The title is the run of capitalised 
 "section"; a sentence's first word or a trigger ("See", "The", "This") is not part of it."""
 
 _NOT_TITLE = frozenset(
-    "see also refer under in the this that these those each every our its their a an next previous following "
+    "see also refer under in the this that these those every our its their a an next previous following "
     "preceding same other any which first last new entire whole per as for from by of and or to what where "
     "when how why each another such one both all subsequent later earlier above below remaining relevant "
     "corresponding appropriate several various two three".split()

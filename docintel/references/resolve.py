@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from docintel.references.detect import DESIGNATOR, is_designator
 from docintel.schemas.answers import (
     PendingReference,
     RefStatus,
@@ -407,16 +408,7 @@ class Resolver:
         return res
 
 
-DESIGNATOR = re.compile(r"\(([a-z]{1,2}|\d{1,2})\)")
-"""One level of a rule's paragraph number: "(q)", "(1)", "(ii)"."""
-
 _TITLE = re.compile(r"[A-Za-z]{3,}")
-
-
-def is_designator(target: str) -> bool:
-    """A rule's paragraph number: "(q)", "(q)(1)", "(p)(4)(ii)"."""
-    chain = DESIGNATOR.findall(target)
-    return bool(chain) and "".join(f"({d})" for d in chain) == target
 
 
 def is_title(target: str) -> bool:
@@ -427,8 +419,8 @@ def is_title(target: str) -> bool:
 
 def _is_level(text: str, kind: str) -> bool:
     """Whether ``text`` opens a paragraph numbered like ``kind`` ("q" a letter, "1" a number)."""
-    m = re.match(r"^\(([a-z]{1,2}|\d{1,2})\)\s+\S", text)
-    return bool(m) and m.group(1).isdigit() == kind.isdigit()
+    m = DESIGNATOR.match(text)
+    return bool(m) and text[m.end():m.end() + 1].isspace() and m.group(1).isdigit() == kind.isdigit()
 
 
 def _paragraph_span(lines: pd.DataFrame, chain: list[str]) -> tuple[int, int | None] | None:
@@ -477,16 +469,16 @@ def _titled_span(lines: pd.DataFrame, title: str) -> tuple[int, int | None] | No
     if start is None:
         return None
     if alone.match(text[start]):
-        end = next((i for i in range(start + 1, len(text)) if bold[i] and alone_heading(text[i])), None)
+        end = next((i for i in range(start + 1, len(text)) if bold[i] and _alone_heading(text[i])), None)
         return start, end
     # the next run-in heading of the same kind ("FOR FURTHER INFORMATION CONTACT:") when the
     # title is in capitals, else the next heading on a line of its own
     caps = re.compile(r"^[A-Z][A-Z ,&'\u2019\-]{2,}:\s") if title.isupper() else None
     end = next((i for i in range(start + 1, len(text))
-                if (caps is not None and caps.match(text[i])) or (bold[i] and alone_heading(text[i]))), None)
+                if (caps is not None and caps.match(text[i])) or (bold[i] and _alone_heading(text[i]))), None)
     return start, end
 
 
-def alone_heading(text: str) -> bool:
+def _alone_heading(text: str) -> bool:
     """A short line with no sentence end: a heading on a line of its own."""
     return len(text.split()) <= 10 and not text.rstrip().endswith((".", ",", ";"))

@@ -184,6 +184,11 @@ class _Sentence:
     """Passages read as one text: a page and the page its sentences run on to (a passage id)."""
     pos: int = 0
     """Reading order among the sentences of one :func:`_read` call."""
+    para: int = -1
+    """The paragraph of its passage the sentence starts in (-1: the lines carry no layout)."""
+    context: bool = False
+    """Quoted for the paragraph it stands in, not because it answers: its words, pointers and
+    conditions are not the answer's."""
 
     def quote(self) -> str:
         """The sentence in quotes with where it stands: "..." (page 48, lines 41-42; page 49, lines 1-1)."""
@@ -251,8 +256,42 @@ def _sentences(p: Passage) -> list[_Sentence]:
         out.sort(key=lambda x: x.line_nums[0])
         for k, x in enumerate(out):
             x.index = k
+    paras = _paragraphs(p)
     for x in out:
         x.stream = p.passage_id
+        x.para = paras.get(x.line_nums[0], -1) if not x.is_row and not x.is_note else -1
+    return out
+
+
+PARAGRAPH_SENTENCES = 5
+"""Sentences quoted from the paragraph of the best-matching sentence (of an answer or a followed
+target), that one included."""
+
+PARAGRAPH_GAP = 0.5
+"""A gap above a line wider than this share of a line's height is the white line that opens a
+paragraph."""
+
+
+def _paragraphs(p: Passage) -> dict[int, int]:
+    """line_num -> paragraph number of the passage's prose lines, from the layout: a paragraph
+    opens where the gap above a line is wider than PARAGRAPH_GAP of a line's height, or where
+    reading order climbs back up the page (the next column, the next page) after a closed
+    sentence. {} when the lines carry no positions."""
+    lines = sorted((ln for ln in p.lines if ln.kind == "text" and ln.y0 is not None and ln.y1 is not None
+                    and not _is_vertical(ln)), key=lambda ln: ln.line_num)
+    if not lines:
+        return {}
+    heights = sorted(ln.y1 - ln.y0 for ln in lines)
+    height = heights[len(heights) // 2] or 1.0
+    out: dict[int, int] = {}
+    para, prev = 0, None
+    for ln in lines:
+        if prev is not None:
+            gap = ln.y0 - prev.y1
+            if gap > PARAGRAPH_GAP * height or (ln.y0 < prev.y0 - 1 and _CLOSED.search(prev.text)):
+                para += 1
+        out[ln.line_num] = para
+        prev = ln
     return out
 
 
@@ -289,6 +328,13 @@ def _read(passages: list[Passage]) -> list[_Sentence]:
     return out
 
 
+
+
+def _without(text: str, context: list[_Sentence]) -> str:
+    """``text`` without the quotes of the sentences quoted only as ``context``."""
+    for s in context:
+        text = text.replace(f'"{s.text}"', "")
+    return text
 
 
 def _held(have: set[str], weights: dict[str, float]) -> float:
@@ -600,6 +646,7 @@ class ExtractiveGenerator:
         ranked = sorted(usable, key=lambda s: (-s.score, s.passage.page, s.index))
         best = ranked[0] if ranked else None
         parts: list[str] = []
+        proof: dict[int, str] = {}
         citations: list[Citation] = []
         pending: list[PendingReference] = []
         attempted = {(r.raw_text, r.origin.page if r.origin else None, r.origin.line if r.origin else None): r
@@ -649,11 +696,18 @@ class ExtractiveGenerator:
                 if s.score >= 0.8 * best.score and s.coverage >= floor and s.text != best.text:
                     chosen.append(s)
             chosen = self._continuations(chosen, sents, weights, request.parsed.focus, floor)
+            chosen = self._with_paragraphs(chosen, sents, best)
             chosen.sort(key=lambda s: s.pos)
         conditions: list[str] = []
+        # what a part holds as an answer, where it differs from the part: a sentence quoted
+        # for its paragraph holds none (the checks of what the answer holds must not count it)
+        proof: dict[int, str] = {}
         for s in chosen:
             parts.append(s.quote())
             citations.extend(s.citations())
+            if s.context:
+                proof[len(parts) - 1] = ""
+                continue
             for c in self._conditions(s, sents):
                 if c not in conditions:
                     conditions.append(c)
@@ -682,16 +736,18 @@ class ExtractiveGenerator:
         for group in groups.values():
             p = self._best_page(group, request, weights) if len(group) > 1 else group[0]
             if _is_tabular(p) or len(group) == 1 and not _sentences(p):
-                text, cited = self._reference_text(p, request, weights)
+                text, cited, answers = self._reference_text(p, request, weights)
                 if text:
+                    proof[len(parts)] = answers
                     parts.append(text)
                     citations.append(p.citation(cited[0], cited[-1]) if cited else p.citation())
                 continue
-            text, cites = self._section_text(group, request, weights)
+            text, cites, answers = self._section_text(group, request, weights)
             if text:
+                proof[len(parts)] = answers
                 parts.append(text)
                 citations.extend(cites)
-        evidence = "\n".join(parts)
+        evidence = "\n".join(proof.get(i, t) for i, t in enumerate(parts))
         # pointers that could not be followed, and external ones
         internal_open = [r for r in pending if r.ref_type != RefType.external]
         blocked = [r for r in internal_open if (r.raw_text, r.origin.page if r.origin else None,
@@ -714,7 +770,7 @@ class ExtractiveGenerator:
             # much as the near miss itself had to be (a mention the loop followed on its own: as
             # much as an answer must); then the gap check below applies
             if leads and completeness != Completeness.partial \
-                    and max(self._coverage("\n".join(parts[held:]), w) for w in (weights, _asked_only(weights, request.parsed))) < need:
+                    and max(self._coverage("\n".join(proof.get(i, parts[i]) for i in range(held, len(parts))), w) for w in (weights, _asked_only(weights, request.parsed))) < need:
                 completeness = Completeness.partial
         elif internal_open:
             completeness = Completeness.references_unresolved
@@ -881,6 +937,29 @@ class ExtractiveGenerator:
         return out
 
     @staticmethod
+    def _with_paragraphs(chosen: list[_Sentence], sents: list[_Sentence], best: _Sentence) -> list[_Sentence]:
+        """``chosen`` with the rest of the paragraph ``best`` (the best-matching sentence) stands
+        in: the sentences nearest it, at most PARAGRAPH_SENTENCES with it. A document answers in
+        paragraphs, and the sentence matching the question best often only opens or closes the
+        point ("Cookies:" before "1. SHALL be tagged to be accessible only on secure (HTTPS)
+        sessions ... 3. SHOULD be tagged to be inaccessible via JavaScript (HttpOnly)")."""
+        if best.para < 0 or best.injected:
+            return chosen
+
+        def in_paragraph(t: _Sentence) -> bool:
+            return t.passage is best.passage and t.para == best.para and not t.is_row and not t.is_note
+
+        have = {id(s) for s in chosen}
+        room = max(0, PARAGRAPH_SENTENCES - sum(1 for s in chosen if in_paragraph(s)))
+        # sentences, not the headings and labels set in the same block ("Appendix B.", "CSF Tiers")
+        rest = [t for t in sents if in_paragraph(t) and id(t) not in have and not t.injected
+                and len(t.text.split()) > 5]
+        added = sorted(rest, key=lambda t: (abs(t.index - best.index), t.index))[:room]
+        for t in added:
+            t.context = True
+        return chosen + added
+
+    @staticmethod
     def _ignored_note(ignored: list[_Sentence]) -> str:
         pages = sorted({s.passage.page_label for s in ignored})
         return (f"Note: text on page {', '.join(pages)} addresses an AI system with instructions; "
@@ -911,7 +990,12 @@ class ExtractiveGenerator:
         scores = [best(p) for p in group]
         return group[scores.index(max(scores))]
 
-    def _reference_text(self, p: Passage, request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[int]]:
+    def _reference_text(self, p: Passage, request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[int], str]:
+        """(the text quoted from a followed target, its line numbers, what of it answers)."""
+        text, nums, context = self._reference_quote(p, request, weights)
+        return text, nums, _without(text, context)
+
+    def _reference_quote(self, p: Passage, request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[int], list[_Sentence]]:
         head = f"{p.reference_text} (page {p.page_label})"
         rows = [ln for ln in p.lines if ln.kind == "table_row"]
         caveat = ""
@@ -926,11 +1010,11 @@ class ExtractiveGenerator:
             hits = [r for r in rows if r.row_key != "first row"]
             firsts = [r for r in rows if r.row_key == "first row"]
             if not hits:
-                return f"{head}: row ({p.sub_selector}) was not found in the table{caveat}.", []
+                return f"{head}: row ({p.sub_selector}) was not found in the table{caveat}.", [], []
             text = f"{head}: " + "; ".join(f"row {self._row_text(r)}" for r in hits[:8])
             if firsts:
                 text += f"; for comparison, {self._row_text(firsts[0])}"
-            return _sentence_end(text + caveat), sorted(r.line_num for r in hits[:8])
+            return _sentence_end(text + caveat), sorted(r.line_num for r in hits[:8]), []
         if rows:
             body = [r for r in rows if r.row_key != "header"]
             if p.referenced_from is None and request.parsed.shape != AnswerShape.list:
@@ -943,7 +1027,7 @@ class ExtractiveGenerator:
             # no row names what the question asks about (or "What are the six Functions?"):
             # the whole table, in order
             best = best or body[:25]
-            return _sentence_end(f"{head}: " + "; ".join(self._row_text(r) for r in best) + caveat), sorted(r.line_num for r in best)
+            return _sentence_end(f"{head}: " + "; ".join(self._row_text(r) for r in best) + caveat), sorted(r.line_num for r in best), []
         labels = [ln for ln in p.lines if ln.kind == "figure_text"]
         if labels:  # a figure: its labels are words in a drawing, not sentences to rank
             seen: dict[str, None] = {}
@@ -961,21 +1045,23 @@ class ExtractiveGenerator:
                 told.sort(key=lambda s: s.index)
                 text += " Below it: " + " ".join(f'"{s.text}"' for s in told)
                 nums += [n for s in told for n in s.line_nums]
-            return text, sorted(nums)
+            return text, sorted(nums), []
         sents = _sentences(p)
         if not sents:
-            return (f"{head}: the target holds no text lines{caveat}." if p.lines or caveat else ""), []
+            return (f"{head}: the target holds no text lines{caveat}." if p.lines or caveat else ""), [], []
         for s in sents:
             self._score(s, weights, request)
         usable = [s for s in sents if not s.injected]
         top = sorted(usable, key=lambda s: (-s.score, s.index))[:2]
         if not top or top[0].score <= 0:
             top = [s for s in usable if len(s.text.split()) > 5][:2] or usable[:2]
+        else:
+            top = self._with_paragraphs(top, sents, top[0])
         top.sort(key=lambda s: s.index)
         nums = sorted({n for s in top for n in s.line_nums})
-        return f"{head}: " + " ".join(f'"{s.text}"' for s in top) + caveat, nums
+        return f"{head}: " + " ".join(f'"{s.text}"' for s in top) + caveat, nums, [s for s in top if s.context]
 
-    def _section_text(self, group: list[Passage], request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[Citation]]:
+    def _section_text(self, group: list[Passage], request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[Citation], str]:
         """The best three sentences of a text target that may run over several pages (with what
         they lead into: a list after "include:")."""
         sents = _read(group)
@@ -1004,7 +1090,8 @@ class ExtractiveGenerator:
             top = [s for s in usable if len(s.text.split()) > 5][:2] or usable[:2]
             if title is not None and title not in top:
                 top = [title, *top]
-        top = self._continuations(top, sents, weights, request.parsed.focus) if top and title is None and top[0].score > 0 else top
+        if top and title is None and top[0].score > 0:
+            top = self._with_paragraphs(self._continuations(top, sents, weights, request.parsed.focus), sents, top[0])
         top.sort(key=lambda s: order[id(s)])
         p0 = group[0]
         labels = {x.passage.page: x.passage.page_label for s in top for x in s.parts()}
@@ -1016,8 +1103,9 @@ class ExtractiveGenerator:
             else:
                 cites.append(c)
         if not top:
-            return (f"{head}: the target holds no text lines.", [p0.citation()])
-        return f"{head}: " + " ".join(f'"{s.text}"' for s in top), cites
+            return f"{head}: the target holds no text lines.", [p0.citation()], ""
+        text = f"{head}: " + " ".join(f'"{s.text}"' for s in top)
+        return text, cites, _without(text, [s for s in top if s.context])
 
     @staticmethod
     def _row_text(r: PassageLine) -> str:

@@ -1038,3 +1038,67 @@ def test_figure_labels_on_a_primary_page_are_not_glued_into_its_sentences():
                                        for ln in p.lines]})
     out = _generate("What does connecting multiple APs to a single DS allow?", [p], {"multipl": 1.0, "aps": 1.0, "ds": 1.0, "allow": 0.5})
     assert '"The use of multiple APs' in out.answer and "Extended Service Set" not in out.answer
+
+
+def _laid_out(paragraphs: list[list[str]], **kw) -> Passage:
+    """A passage whose lines carry their positions: 12 pt lines 1 pt apart, a white line
+    between paragraphs."""
+    lines, y = [], 72.0
+    for k, para in enumerate(paragraphs):
+        y += 14.0 if k else 0.0
+        for text in para:
+            lines.append(PassageLine(line_num=len(lines) + 1, text=text, x0=72.0, x1=540.0, y0=y, y1=y + 12.0))
+            y += 13.0
+    return _passage([], **kw).model_copy(update={"lines": lines, "line_end": len(lines)})
+
+
+COOKIES = [
+    ["Browser cookies are the predominant mechanism by which a session will be",
+     "created and tracked for a subscriber accessing a service."],
+    ["Session cookies SHALL be tagged to be accessible only on secure (HTTPS)",
+     "sessions. Scripts running in the page SHOULD NOT be able to read them",
+     "(HttpOnly). See Section 7.2 for reauthentication."],
+    ["An access token is used to allow an application to access a set of services",
+     "on a subscriber's behalf following an authentication event."],
+]
+
+
+def test_the_answer_is_quoted_with_the_rest_of_its_paragraph():
+    """The sentence matching best opens the point; the one after it in the same paragraph
+    (no question word in it) completes it. The next paragraph is not quoted."""
+    out = _generate("How should session cookies be tagged?", [_laid_out(COOKIES)])
+    assert "accessible only on secure (HTTPS) sessions" in out.answer
+    assert "SHOULD NOT be able to read them (HttpOnly)" in out.answer
+    assert "access token" not in out.answer
+    assert out.answer_completeness == Completeness.complete
+
+
+def test_a_sentence_quoted_for_its_paragraph_neither_answers_nor_points():
+    """Its words do not make the answer complete, and its pointer is not the answer's."""
+    paragraphs = [["Many mobile devices only offer capabilities to Clear (and not Purge) the data",
+                   "contents. Refer to the manufacturer for details about implementation",
+                   "differences between device versions, and see Section 4.2 for records."]]
+    gen = ExtractiveGenerator(find_pointers=lambda text: [m.ref for m in find_mentions(text)])
+    q = "What is the difference between clear and purge?"
+    parsed = parse_question(q).model_copy(update={"weights": CLEAR_PURGE})
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[_laid_out(paragraphs)]))
+    assert "implementation differences" in out.answer  # quoted for the reader ...
+    assert out.answer_completeness == Completeness.partial  # ... but it is not what answers
+    assert out.pending_references == []
+
+
+def test_paragraphs_follow_the_white_space_between_them():
+    from docintel.generation.extractive import _paragraphs
+
+    paras = _paragraphs(_laid_out(COOKIES))
+    assert [paras[n] for n in range(1, 8)] == [0, 0, 1, 1, 1, 2, 2]
+    assert _paragraphs(_passage(["no positions here."])) == {}
+
+
+def test_a_real_answer_quotes_the_sentence_after_it_in_its_paragraph(fr_store):
+    """The 737 MAX AD defines the IAS DISAGREE alert in one sentence and the ALT DISAGREE alert
+    in the next one of the same paragraph, which shares almost no word with the question."""
+    q = ("On the 737 MAX, how far apart do the captain's and first officer's airspeed readings have to be, "
+         "and for how long, before the IAS DISAGREE alert appears? Is the altitude disagree alert the same?")
+    out = answer(q, Settings.load(env={}, store=fr_store))
+    assert "5 knots" in out.answer and "200 feet" in out.answer

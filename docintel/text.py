@@ -63,10 +63,11 @@ def stems(text: str) -> set[str]:
 
 _BULLET_GLYPHS = "•●○◦▪■□\ue000-\uf8ff"
 BULLET = re.compile(
-    rf"^\s*(?:[{_BULLET_GLYPHS}\u2013\u2014*]|-\s|\(?[a-z0-9]{{1,2}}\)\s)"
+    rf"^\s*(?:[{_BULLET_GLYPHS}\u2013\u2014*]|-\s|\(?[a-z0-9]{{1,2}}\)\s|\d{{1,2}}\.\s(?=[A-Z]))"
 )
 """A list item's start; U+E000-U+F8FF are Symbol / Wingdings glyphs ("\uf0b7", "\uf03c") that
-PDFs set as bullets."""
+PDFs set as bullets. "2. SHALL be ..." is an item of a numbered list (its number is not the end
+of the sentence before)."""
 LONE_BULLET = re.compile(rf"^\s*[{_BULLET_GLYPHS}]\s*$")
 """A bullet set on a line of its own, its item on the next line."""
 CAPTION_LINE = re.compile(r"^(?:Figure|Fig\.|Table|Exhibit)\s+[A-Z]?\d[\w.\-]*[.:]\s+\S")
@@ -143,8 +144,16 @@ def split_sentences(lines: list[tuple[int, str]]) -> list[tuple[str, list[int]]]
             {n for off, n in spans if start <= off < end}
             | ({first[-1]} if first else set())
         )
-        out.append((piece.strip(), nums or ([spans[0][1]] if spans else [0])))
+        nums = nums or ([spans[0][1]] if spans else [0])
+        if out and _ITEM_NUMBER.match(out[-1][0]):  # "1." opens the item it numbers
+            prev, prev_nums = out.pop()
+            piece, nums = f"{prev} {piece.strip()}", sorted(set(prev_nums) | set(nums))
+        out.append((piece.strip(), nums))
     return out
+
+
+_ITEM_NUMBER = re.compile(r"^\d{1,2}\.$")
+"""A numbered list item's number, split from its text by the full stop after it."""
 
 
 def row_text(cells: list[tuple[str, str]]) -> str:

@@ -204,9 +204,10 @@ class _Sentence:
 
 
 def _unbullet(text: str) -> str:
-    """A list item quoted without its bullet glyph ("\uf0b7 CIO" -> "CIO")."""
+    """A list item quoted without its bullet glyph ("\uf0b7 CIO" -> "CIO"); an item's own number
+    or letter ("2.", "(b)") is kept."""
     m = BULLET.match(text)
-    return text[m.end():].lstrip() if m and not re.match(r"\s*\(?[a-z0-9]{1,2}\)", text) else text
+    return text[m.end():].lstrip() if m and not re.match(r"\s*(?:\(?[a-z0-9]{1,2}\)|\d{1,2}\.)", text) else text
 
 
 def _sentence_end(text: str) -> str:

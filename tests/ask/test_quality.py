@@ -1102,3 +1102,16 @@ def test_a_real_answer_quotes_the_sentence_after_it_in_its_paragraph(fr_store):
          "and for how long, before the IAS DISAGREE alert appears? Is the altitude disagree alert the same?")
     out = answer(q, Settings.load(env={}, store=fr_store))
     assert "5 knots" in out.answer and "200 feet" in out.answer
+
+
+def test_a_numbered_list_item_keeps_its_number_and_ends_before_the_next():
+    """SP 800-63B's cookie list: "1. SHALL be tagged ... sessions." / "2. SHALL be ...". The
+    "2." is the next item's number, not the end of the sentence before it."""
+    lines = [(25, "1. SHALL be tagged to be accessible only on secure (HTTPS) sessions."),
+             (26, "2. SHALL be accessible to the minimum practical set of hostnames and paths."),
+             (27, "3. SHOULD be tagged to be inaccessible via JavaScript (HttpOnly).")]
+    assert split_sentences(lines) == [
+        ("1. SHALL be tagged to be accessible only on secure (HTTPS) sessions.", [25]),
+        ("2. SHALL be accessible to the minimum practical set of hostnames and paths.", [26]),
+        ("3. SHOULD be tagged to be inaccessible via JavaScript (HttpOnly).", [27]),
+    ]

@@ -331,11 +331,13 @@ def _read(passages: list[Passage]) -> list[_Sentence]:
 
 
 
-def _without(text: str, context: list[_Sentence]) -> str:
-    """``text`` without the quotes of the sentences quoted only as ``context``."""
-    for s in context:
-        text = text.replace(f'"{s.text}"', "")
-    return text
+def _quoted(head: str, sents: list[_Sentence], tail: str = "") -> tuple[str, str]:
+    """(``head``: every sentence in quotes, then ``tail``; the same with only the sentences that
+    answer, not those quoted as their paragraph's context)."""
+    def text(keep: list[_Sentence]) -> str:
+        return f"{head}: " + " ".join(f'"{s.text}"' for s in keep) + tail
+
+    return text(sents), text([s for s in sents if not s.context])
 
 
 def _held(have: set[str], weights: dict[str, float]) -> float:
@@ -647,6 +649,8 @@ class ExtractiveGenerator:
         ranked = sorted(usable, key=lambda s: (-s.score, s.passage.page, s.index))
         best = ranked[0] if ranked else None
         parts: list[str] = []
+        # what a part holds as an answer, where it differs from the part: a sentence quoted
+        # for its paragraph holds none (the checks of what the answer holds must not count it)
         proof: dict[int, str] = {}
         citations: list[Citation] = []
         pending: list[PendingReference] = []
@@ -700,9 +704,6 @@ class ExtractiveGenerator:
             chosen = self._with_paragraphs(chosen, sents, best)
             chosen.sort(key=lambda s: s.pos)
         conditions: list[str] = []
-        # what a part holds as an answer, where it differs from the part: a sentence quoted
-        # for its paragraph holds none (the checks of what the answer holds must not count it)
-        proof: dict[int, str] = {}
         for s in chosen:
             parts.append(s.quote())
             citations.extend(s.citations())
@@ -948,7 +949,7 @@ class ExtractiveGenerator:
             return chosen
 
         def in_paragraph(t: _Sentence) -> bool:
-            return t.passage is best.passage and t.para == best.para and not t.is_row and not t.is_note
+            return t.passage is best.passage and t.para == best.para  # rows and notes have none
 
         have = {id(s) for s in chosen}
         room = max(0, PARAGRAPH_SENTENCES - sum(1 for s in chosen if in_paragraph(s)))
@@ -993,10 +994,6 @@ class ExtractiveGenerator:
 
     def _reference_text(self, p: Passage, request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[int], str]:
         """(the text quoted from a followed target, its line numbers, what of it answers)."""
-        text, nums, context = self._reference_quote(p, request, weights)
-        return text, nums, _without(text, context)
-
-    def _reference_quote(self, p: Passage, request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[int], list[_Sentence]]:
         head = f"{p.reference_text} (page {p.page_label})"
         rows = [ln for ln in p.lines if ln.kind == "table_row"]
         caveat = ""
@@ -1011,11 +1008,13 @@ class ExtractiveGenerator:
             hits = [r for r in rows if r.row_key != "first row"]
             firsts = [r for r in rows if r.row_key == "first row"]
             if not hits:
-                return f"{head}: row ({p.sub_selector}) was not found in the table{caveat}.", [], []
+                text = f"{head}: row ({p.sub_selector}) was not found in the table{caveat}."
+                return text, [], text
             text = f"{head}: " + "; ".join(f"row {self._row_text(r)}" for r in hits[:8])
             if firsts:
                 text += f"; for comparison, {self._row_text(firsts[0])}"
-            return _sentence_end(text + caveat), sorted(r.line_num for r in hits[:8]), []
+            text = _sentence_end(text + caveat)
+            return text, sorted(r.line_num for r in hits[:8]), text
         if rows:
             body = [r for r in rows if r.row_key != "header"]
             if p.referenced_from is None and request.parsed.shape != AnswerShape.list:
@@ -1028,7 +1027,8 @@ class ExtractiveGenerator:
             # no row names what the question asks about (or "What are the six Functions?"):
             # the whole table, in order
             best = best or body[:25]
-            return _sentence_end(f"{head}: " + "; ".join(self._row_text(r) for r in best) + caveat), sorted(r.line_num for r in best), []
+            text = _sentence_end(f"{head}: " + "; ".join(self._row_text(r) for r in best) + caveat)
+            return text, sorted(r.line_num for r in best), text
         labels = [ln for ln in p.lines if ln.kind == "figure_text"]
         if labels:  # a figure: its labels are words in a drawing, not sentences to rank
             seen: dict[str, None] = {}
@@ -1046,10 +1046,11 @@ class ExtractiveGenerator:
                 told.sort(key=lambda s: s.index)
                 text += " Below it: " + " ".join(f'"{s.text}"' for s in told)
                 nums += [n for s in told for n in s.line_nums]
-            return text, sorted(nums), []
+            return text, sorted(nums), text
         sents = _sentences(p)
         if not sents:
-            return (f"{head}: the target holds no text lines{caveat}." if p.lines or caveat else ""), [], []
+            text = f"{head}: the target holds no text lines{caveat}." if p.lines or caveat else ""
+            return text, [], text
         for s in sents:
             self._score(s, weights, request)
         usable = [s for s in sents if not s.injected]
@@ -1060,7 +1061,8 @@ class ExtractiveGenerator:
             top = self._with_paragraphs(top, sents, top[0])
         top.sort(key=lambda s: s.index)
         nums = sorted({n for s in top for n in s.line_nums})
-        return f"{head}: " + " ".join(f'"{s.text}"' for s in top) + caveat, nums, [s for s in top if s.context]
+        text, answers = _quoted(head, top, caveat)
+        return text, nums, answers
 
     def _section_text(self, group: list[Passage], request: GenerationRequest, weights: dict[str, float]) -> tuple[str, list[Citation], str]:
         """The best three sentences of a text target that may run over several pages (with what
@@ -1105,8 +1107,8 @@ class ExtractiveGenerator:
                 cites.append(c)
         if not top:
             return f"{head}: the target holds no text lines.", [p0.citation()], ""
-        text = f"{head}: " + " ".join(f'"{s.text}"' for s in top)
-        return text, cites, _without(text, [s for s in top if s.context])
+        text, answers = _quoted(head, top)
+        return text, cites, answers
 
     @staticmethod
     def _row_text(r: PassageLine) -> str:

@@ -34,7 +34,7 @@ _ID = r"(?:[A-Z]{1,2}[.\-]?\d+(?:[.\-]\d+)*[a-z]?|\d+(?:[.\-]\d+)*[a-z]?(?:\([a-
 _SUB = r"(?:\s*,?\s*(?:(?:rows?|lines?|items?|entry|entries)\s+\(?(?P<sub>[A-Za-z0-9]{1,6})\)?(?![A-Za-z0-9])|\((?P<sub2>[a-z0-9]{1,3})\)))"
 _TYPES = "|".join(w for _, w in _TYPE_WORDS)
 _INTERNAL = re.compile(
-    rf"(?<![A-Za-z])(?P<word>(?i:{_TYPES}))\s*(?P<id>{_ID})(?P<more>(?:\s*(?:,|and|or|&|to|through|-|–)\s*{_ID}(?![.\-]?\d))*){_SUB}?"
+    rf"(?<![A-Za-z])(?P<word>(?i:{_TYPES}))\s*(?P<id>{_ID})(?P<more>(?:\s*(?:,?\s*(?:and|or)|,|&|to|through|-|–)\s*{_ID}(?![.\-]?\d))*){_SUB}?"
 )
 _ROW_FIRST = re.compile(
     rf"(?<![A-Za-z])(?i:rows?)\s+\(?(?P<sub>[A-Za-z0-9]{{1,6}})\)?\s+(?i:of|in)\s+(?:the\s+)?(?P<word>(?i:tables?|tab\.))\s*(?P<id>{_ID})"
@@ -140,7 +140,7 @@ def is_designator(target: str) -> bool:
 
 _PARAGRAPH = re.compile(
     rf"(?<![A-Za-z])(?P<word>(?i:paragraphs?|para\.))\s*(?P<id>{_DESIGNATOR}(?:{_DESIGNATOR}){{0,3}})"
-    rf"(?P<more>(?:\s*(?:,|and|or|through)\s*{_DESIGNATOR}(?:{_DESIGNATOR}){{0,3}})*)"
+    rf"(?P<more>(?:\s*(?:,?\s*(?:and|or)|,|through)\s*{_DESIGNATOR}(?:{_DESIGNATOR}){{0,3}})*)"
     r"(?P<of>\s+of\s+(?!this\b)\S+)?"
 )
 """A rule's lettered paragraph: "paragraph (q)(1) of this AD", "paragraphs (g) and (h)". Followed by

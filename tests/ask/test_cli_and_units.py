@@ -127,6 +127,21 @@ def test_parts_named_by_heading_or_paragraph_letter(text, expected):
     assert [(r.raw_text, r.ref_target) for r in find_pointers(text)] == expected
 
 
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # SP 800-63B 9.1: the list's last item follows ", and"
+        ("Sections 4.1.5, 4.2.5, and 4.3.5 require the CSP to conduct a privacy risk assessment",
+         ["4.1.5", "4.2.5", "4.3.5"]),
+        ("the requirements of paragraphs (g), (h), and (i) of this AD", ["(g)", "(h)", "(i)"]),
+        ("see Tables 2, 3, or 4", ["2", "3", "4"]),
+        ("see Sections 4.1 and 4.2", ["4.1", "4.2"]),
+    ],
+)
+def test_every_item_of_a_listed_pointer_is_a_mention(text, expected):
+    assert [m.ref.ref_target for m in find_mentions(text)] == expected
+
+
 def test_caption_is_not_a_pointer():
     assert find_pointers("Table 3: Variations on the Transformer architecture.") == []
 

@@ -128,6 +128,14 @@ def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]
     return text, spans
 
 
+def sentence_at(text: str, start: int, end: int) -> str:
+    """The sentence of running ``text`` (see ``join_lines``) that holds ``text[start:end]``: from
+    the sentence end or line break before it to the one after it."""
+    a = max([m.end() for m in SENT_END.finditer(text, 0, start)] + [text.rfind("\n", 0, start) + 1])
+    ends = [m.start() for m in SENT_END.finditer(text, end)] + [i for i in (text.find("\n", end),) if i >= 0] + [len(text)]
+    return text[a:min(ends)].strip()
+
+
 def split_sentences(lines: list[tuple[int, str]]) -> list[tuple[str, list[int]]]:
     """The sentences of the joined ``lines``, each with the line_nums it spans."""
     text, spans = join_lines(lines)

@@ -248,7 +248,7 @@ def answer(question: str, settings: Settings) -> AskResult:
                 # the page read does not answer, but one of its pointers leads to a page the
                 # question matches too ("... as described in Section 5.2.4" and 5.2.4's page
                 # ranked second): follow it, as a reader would
-                new = _linked(passages, candidates, resolver, attempted)
+                new = _linked(passages, candidates, resolver, attempted, parsed.weights)
                 if not new and not unknown_names(parsed):  # "the capital of France": its document never says "France"
                     new = _closest(passages, out, resolver, attempted)
                 linked = bool(new)
@@ -324,12 +324,12 @@ def answer(question: str, settings: Settings) -> AskResult:
 
 
 def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: list[Citation] | None = None):
-    """(mention, target region) of each internal mention in the passages' running text (only in
-    the lines ``cited``, when given; "... as described in Section" / "7.2." is one mention) that
-    resolves and has not been followed. Its origin is the line it starts on."""
+    """(mention, target region, its sentence) of each internal mention in the passages' running
+    text (only in the lines ``cited``, when given; "... as described in Section" / "7.2." is one
+    mention) that resolves and has not been followed. Its origin is the line it starts on."""
     from docintel.references.detect import find_mentions, is_external
     from docintel.schemas.answers import Origin
-    from docintel.text import join_lines
+    from docintel.text import join_lines, sentence_at
 
     for p in passages:
         spans = [(c.line_start, c.line_end) for c in cited or [] if c.doc_id == p.doc_id and c.page == p.page]
@@ -344,21 +344,36 @@ def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: 
                 continue
             region = resolver.resolve(ref, p.doc_id).region
             if region is not None:
-                yield ref, region
+                yield ref, region, sentence_at(text, m.start, m.end)
 
 
-def _linked(passages: list[Any], candidates: list[Any], resolver: Any, attempted: set[tuple]) -> list[PendingReference]:
+def _linked(passages: list[Any], candidates: list[Any], resolver: Any, attempted: set[tuple],
+            weights: dict[str, float]) -> list[PendingReference]:
     """The pointer in the primary passages whose target is the best-ranked other candidate page
     among the top LINKED_CANDIDATES (one pointer; [] when none points at a candidate). Any
     mention counts ("Section 5 discusses metrics ..."): the ranking has confirmed the link."""
     rank = {(c.doc_id, c.page_num): i for i, c in enumerate(candidates[:LINKED_CANDIDATES])}
-    best: tuple[int, PendingReference] | None = None
-    for ref, region in _mentions(passages, resolver, attempted):
+    best = _best_mention(_mentions(passages, resolver, attempted), rank, weights, lambda ref, doc, n: n != ref.origin.page)
+    return [best] if best else []
+
+
+def _best_mention(mentions: Any, rank: dict[tuple, int], weights: dict[str, float], counts: Any) -> PendingReference | None:
+    """The mention whose target holds the best-ranked page (``rank``: (doc, page) -> rank; a page
+    counts where ``counts(ref, doc, page)``); on a tie the one whose sentence holds more of the
+    question's weight ("• Look-Up Secret (Section 5.1.2)" for a question about look-up secrets,
+    not "... are defined in Section 5", whose pages 23-41 hold 5.1.2 too), then the first. None
+    when no target holds a ranked page."""
+    from docintel.text import stem, stems
+
+    weight = {stem(k): w for k, w in weights.items()}
+    best: tuple[int, float, PendingReference] | None = None
+    for ref, region, sentence in mentions:
         hit = [rank[(region.doc_id, n)] for n in range(region.page_start, region.page_end + 1)
-               if (region.doc_id, n) in rank and n != ref.origin.page]
-        if hit and (best is None or min(hit) < best[0]):
-            best = (min(hit), ref)
-    return [best[1]] if best else []
+               if (region.doc_id, n) in rank and counts(ref, region.doc_id, n)]
+        key = (min(hit), -sum(weight.get(st, 0.0) for st in stems(sentence))) if hit else None
+        if key is not None and (best is None or key < best[:2]):
+            best = (*key, ref)
+    return best[2] if best else None
 
 
 PREMISE_TARGETS = 3
@@ -390,13 +405,8 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     if rank.get((first.doc_id, first.page)) == 0:
         return None  # the page the premise describes is where the asked part matches best too
     read = {(p.doc_id, p.page) for p in premise_passages}  # with the page a cut sentence ends on
-    best: tuple[int, PendingReference] | None = None
-    for ref, region in _mentions(premise_passages, resolver, attempted):
-        hit = [rank[(region.doc_id, n)] for n in range(region.page_start, region.page_end + 1)
-               if (region.doc_id, n) in rank and (region.doc_id, n) not in read]
-        if hit and (best is None or min(hit) < best[0]):
-            best = (min(hit), ref)
-    return (premise_passages, best[1]) if best else None
+    best = _best_mention(_mentions(premise_passages, resolver, attempted), rank, parsed.weights, lambda ref, doc, n: (doc, n) not in read)
+    return (premise_passages, best) if best else None
 
 
 def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]) -> list[PendingReference]:
@@ -406,7 +416,7 @@ def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]
     cited = [c for c in out.citations if c.retrieved_via == RetrievedVia.primary]
     if not cited:
         return []
-    for ref, region in _mentions(passages, resolver, attempted, cited):
+    for ref, region, _ in _mentions(passages, resolver, attempted, cited):
         if not region.page_start <= ref.origin.page <= region.page_end:
             return [ref]
     return []

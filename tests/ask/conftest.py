@@ -124,6 +124,17 @@ def nist_store(tmp_path_factory, shared_corpora):
 
 
 @pytest.fixture(scope="session")
+def sp80040_store(tmp_path_factory, shared_corpora):
+    """SP 800-40r3 alone (27 pages): its summary of recommendations lists one pointer per line."""
+    from docintel import api
+    from docintel.settings import Settings
+
+    root = tmp_path_factory.mktemp("sp80040") / "store"
+    api.ingest([shared_corpora / "crossref" / "SP800-40r3.pdf"], Settings.load(env={}, store=root, quiet=True))
+    return root
+
+
+@pytest.fixture(scope="session")
 def fr_store(tmp_path_factory, shared_corpora):
     """The FAA 737 MAX proposed AD (Federal Register, three columns, no outline) through
     docintel.api.ingest, not escalated: pointers by heading words and paragraph letters."""

@@ -107,3 +107,17 @@ def test_a_long_section_is_read_on_the_pages_that_match_the_question(nist_store)
     assert plain == [15, 16, 17]
     assert asked[0].page == 15 and 20 in [p.page for p in asked] and len(asked) == 3
     assert any("law enforcement" in p.text for p in asked if p.page == 20)
+
+
+def test_of_two_pointers_to_the_matching_page_the_one_the_question_describes_is_followed(sp80040_store):
+    """SP 800-40's summary (page 25, printed 17) lists "Section 4.3.2: ... phased approach." and
+    "Section 4.3.3: Organizations should balance their security needs with their needs for
+    usability and availability." Both sections are on page 19 (printed 11), the page the question
+    matches: the pointer whose sentence the question describes is followed, not the first one."""
+    out = ask(sp80040_store, "SP 800-40's summary of recommendations says organizations should balance their "
+                             "security needs with usability and availability. What examples of that trade-off does the guide give?")
+    rs = refs(out)
+    assert rs and {r["reference_text"] for r in rs} == {"Section 4.3.3"}
+    assert rs[0]["referenced_from"]["page"] == 25  # printed page 17
+    assert "break" in out["answer"]  # 4.3.3: "installing a patch may “break” other applications"
+

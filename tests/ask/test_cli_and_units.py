@@ -119,6 +119,7 @@ def test_a_pointer_coordinated_with_a_triggered_one_is_a_pointer_too():
         ("This section describes the requirements.", []),
         ("4 Authenticator Assurance Levels This section describes the AALs.", []),
         ("Subsequent sections describe usability considerations.", []),
+        ("the AAL sections require a privacy risk assessment", []),
     ],
 )
 def test_parts_named_by_heading_or_paragraph_letter(text, expected):

@@ -289,11 +289,11 @@ def answer(question: str, settings: Settings) -> AskResult:
         # the premise describes a page that points where the asked part matches ("The line 32
         # instructions send me to a worksheet. What's the most interest I can count?"): read
         # that page and follow its pointer first; when that does not answer, start over as usual
-        lead_passages, ref = lead
+        lead_passages, refs = lead
         t_res = time.perf_counter()
-        follow_linked([ref])
+        follow_linked(refs)
         trace["follow_premise_pointer"] = {"read": [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in lead_passages],
-                                    "pointer": ref.raw_text, "resolver": list(resolver_steps),
+                                    "pointer": "; ".join(r.raw_text for r in refs), "resolver": list(resolver_steps),
                                     "ms": round((time.perf_counter() - t_res) * 1000, 2)}
         resolver_steps.clear()
         out, text, completeness, verdict, internal = run(lead_passages, 1, 0)
@@ -324,9 +324,10 @@ def answer(question: str, settings: Settings) -> AskResult:
 
 
 def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: list[Citation] | None = None):
-    """(mention, target region, its sentence) of each internal mention in the passages' running
-    text (only in the lines ``cited``, when given; "... as described in Section" / "7.2." is one
-    mention) that resolves and has not been followed. Its origin is the line it starts on."""
+    """(mention, target region, its sentence, its span) of each internal mention in the passages'
+    running text (only in the lines ``cited``, when given; "... as described in Section" / "7.2."
+    is one mention) that resolves and has not been followed. Its origin is the line it starts on;
+    the parts of one list ("Sections 4.1.5, 4.2.5, and 4.3.5") share their span (page, start)."""
     from docintel.references.detect import find_mentions, is_external
     from docintel.schemas.answers import Origin
     from docintel.text import join_lines, sentence_at
@@ -344,36 +345,38 @@ def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: 
                 continue
             region = resolver.resolve(ref, p.doc_id).region
             if region is not None:
-                yield ref, region, sentence_at(text, m.start, m.end)
+                yield ref, region, sentence_at(text, m.start, m.end), (p.doc_id, p.page, m.start)
 
 
 def _linked(passages: list[Any], candidates: list[Any], resolver: Any, attempted: set[tuple],
             weights: dict[str, float]) -> list[PendingReference]:
     """The pointer in the primary passages whose target is the best-ranked other candidate page
-    among the top LINKED_CANDIDATES (one pointer; [] when none points at a candidate). Any
-    mention counts ("Section 5 discusses metrics ..."): the ranking has confirmed the link."""
+    among the top LINKED_CANDIDATES (one pointer, or the parts of one list; [] when none points
+    at a candidate). Any mention counts ("Section 5 discusses metrics ..."): the ranking has
+    confirmed the link."""
     rank = {(c.doc_id, c.page_num): i for i, c in enumerate(candidates[:LINKED_CANDIDATES])}
-    best = _best_mention(_mentions(passages, resolver, attempted), rank, weights, lambda ref, doc, n: n != ref.origin.page)
-    return [best] if best else []
+    return _best_mention(_mentions(passages, resolver, attempted), rank, weights, lambda ref, doc, n: n != ref.origin.page)
 
 
-def _best_mention(mentions: Any, rank: dict[tuple, int], weights: dict[str, float], counts: Any) -> PendingReference | None:
+def _best_mention(mentions: Any, rank: dict[tuple, int], weights: dict[str, float], counts: Any) -> list[PendingReference]:
     """The mention whose target holds the best-ranked page (``rank``: (doc, page) -> rank; a page
     counts where ``counts(ref, doc, page)``); on a tie the one whose sentence holds more of the
-    question's weight ("• Look-Up Secret (Section 5.1.2)" for a question about look-up secrets,
-    not "... are defined in Section 5", whose pages 23-41 hold 5.1.2 too), then the first. None
-    when no target holds a ranked page."""
+    question's weight ("Section 4.3.3: Organizations should balance their security needs ..." for
+    a question about that balance, not "Section 4.3.2: ... phased approach.", whose page holds
+    4.3.3 too), then the first. With it come the other parts its list names ("Sections 4.1.5,
+    4.2.5, and 4.3.5 require ..." says all three do). [] when no target holds a ranked page."""
     from docintel.text import stem, stems
 
     weight = {stem(k): w for k, w in weights.items()}
-    best: tuple[int, float, PendingReference] | None = None
-    for ref, region, sentence in mentions:
+    found = list(mentions)
+    best: tuple[int, float, tuple] | None = None
+    for ref, region, sentence, span in found:
         hit = [rank[(region.doc_id, n)] for n in range(region.page_start, region.page_end + 1)
                if (region.doc_id, n) in rank and counts(ref, region.doc_id, n)]
         key = (min(hit), -sum(weight.get(st, 0.0) for st in stems(sentence))) if hit else None
         if key is not None and (best is None or key < best[:2]):
-            best = (*key, ref)
-    return best[2] if best else None
+            best = (*key, span)
+    return [ref for ref, _, _, span in found if best and span == best[2]]
 
 
 PREMISE_TARGETS = 3
@@ -388,7 +391,7 @@ def _named_pointers(text: str) -> list[PendingReference]:
 
 
 def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, attempted: set[tuple]):
-    """(the passages of the page the premise alone matches best, its pointer) when that page
+    """(the passages of the page the premise alone matches best, its pointer(s)) when that page
     mentions a part on one of the PREMISE_TARGETS pages the asked part alone matches best, and is
     not itself the asked part's best page; None otherwise (no premise, or no such pointer)."""
     if not parsed.premise or not parsed.asked:
@@ -416,9 +419,10 @@ def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]
     cited = [c for c in out.citations if c.retrieved_via == RetrievedVia.primary]
     if not cited:
         return []
-    for ref, region, _ in _mentions(passages, resolver, attempted, cited):
+    found = list(_mentions(passages, resolver, attempted, cited))
+    for ref, region, _, span in found:
         if not region.page_start <= ref.origin.page <= region.page_end:
-            return [ref]
+            return [r for r, _, _, at in found if at == span]  # with the other parts its list names
     return []
 
 

@@ -121,3 +121,16 @@ def test_of_two_pointers_to_the_matching_page_the_one_the_question_describes_is_
     assert rs[0]["referenced_from"]["page"] == 25  # printed page 17
     assert "break" in out["answer"]  # 4.3.3: "installing a patch may “break” other applications"
 
+
+
+def test_every_part_a_followed_list_names_is_followed(nist_store):
+    """SP 800-63B page 58 (printed 48): "Sections 4.1.5, 4.2.5, and 4.3.5 require the CSP to
+    conduct a privacy risk assessment for records retention." Each AAL's section says it for that
+    AAL: the pointer is followed to all three, not to the first that ranks."""
+    out = ask(nist_store, "SP 800-63B's privacy section says the AAL sections require a privacy risk assessment for "
+                          "records retention. When does a CSP have to run that process, and what must it tell subscribers?",
+              **{"ask__docs": ["NIST.SP.800-63b.pdf"]})
+    rs = refs(out)
+    assert {r["reference_text"] for r in rs} == {"Section 4.1.5", "Section 4.2.5", "Section 4.3.5"}
+    assert {r["page"] for r in rs} == {16, 18, 20} and {r["referenced_from"]["page"] for r in rs} == {58}
+    assert "in the absence of any mandatory requirements" in out["answer"]

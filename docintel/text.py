@@ -26,8 +26,9 @@ SUFFIXES = (
 )
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
 SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])")
-SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])|\s*\n\s*")
-"""Sentence boundaries, and a newline (a heading or list item starts afresh)."""
+SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?:\d{1,2}(?:\s+(?=[A-Z][a-z])|\s*\n\s*)|(?=[A-Z(\[\"']))|\s*\n\s*")
+"""Sentence boundaries, and a newline (a heading or list item starts afresh). A footnote mark
+after a full stop goes with the boundary ("... for more than 5 seconds. 6 Flight data ...")."""
 
 
 @lru_cache(maxsize=65536)
@@ -76,16 +77,23 @@ the start of the sentence below it."""
 HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
 
 
+NUMBERED_HEADING = re.compile(r"^(?:\d+(?:\.\d+)+|[A-Z](?:\.\d+)+)\s+[A-Z][\w\-]*(?:\s+(?:[A-Z(][\w\-/),]*|and|of|the|to|for|in|on|or|with|by|a|an|&))*$")
+"""A numbered heading of any length, its words capitalised ("2.3.4 Sharing Information With
+Outside Parties"); not a line a sentence wraps onto ("2.4 GHz band, where ...")."""
+_FINISHED = re.compile(r"[.!?:]\)?(?:\s*\d{1,2})?$")
+"""A finished sentence, perhaps with a footnote mark after it ("... in this publication. 5")."""
+
+
 def is_heading(t: str, prev_text: str) -> bool:
-    """A short line without end punctuation after a finished sentence ("5.3", "Optimizer")."""
-    return (
-        len(t.split()) <= 5
-        and not t.rstrip().endswith((".", ",", ";", ":", "-"))
-        and (
-            not prev_text
-            or prev_text.rstrip().endswith((".", "!", "?", ":"))
-            or HEADING_NUM.match(t) is not None
-        )
+    """A short line without end punctuation after a finished sentence ("5.3", "Optimizer"), or a
+    numbered heading ("3.4.1 Software Inventory Management")."""
+    t = t.strip()
+    if t.endswith((".", ",", ";", ":", "-")):
+        return False
+    if NUMBERED_HEADING.match(t) and len(t.split()) <= 12:
+        return True
+    return len(t.split()) <= 5 and (
+        not prev_text or _FINISHED.search(prev_text.rstrip()) is not None or HEADING_NUM.match(t) is not None
     )
 
 

@@ -35,7 +35,7 @@ from docintel.schemas.generation import (
 )
 from docintel.questions.parse import names_in, part_of, unknown_names
 from docintel.schemas.questions import AnswerShape, ParsedQuestion
-from docintel.text import BULLET, row_text, split_sentences
+from docintel.text import BULLET, NUMBERED_HEADING, row_text, split_sentences
 from docintel.text import stem as _stem
 from docintel.text import stems as _stems
 
@@ -397,7 +397,7 @@ def _quotable(s: _Sentence) -> bool:
 def _is_prose(text: str) -> bool:
     """Not a flattened table: a sentence of reasonable length, mostly words."""
     toks = text.split()
-    if len(toks) <= 5 and not text.rstrip().endswith((".", "!", "?", ")")):
+    if (len(toks) <= 5 or NUMBERED_HEADING.match(text.strip())) and not text.rstrip().endswith((".", "!", "?", ")")):
         return False  # a heading
     if len(toks) > 70:
         return False
@@ -955,7 +955,7 @@ class ExtractiveGenerator:
         room = max(0, PARAGRAPH_SENTENCES - sum(1 for s in chosen if in_paragraph(s)))
         # sentences, not the headings and labels set in the same block ("Appendix B.", "CSF Tiers")
         rest = [t for t in sents if in_paragraph(t) and id(t) not in have and not t.injected
-                and len(t.text.split()) > 5]
+                and len(t.text.split()) > 5 and _is_prose(t.text)]
         added = sorted(rest, key=lambda t: (abs(t.index - best.index), t.index))[:room]
         for t in added:
             t.context = True

@@ -1115,3 +1115,39 @@ def test_a_numbered_list_item_keeps_its_number_and_ends_before_the_next():
         ("2. SHALL be accessible to the minimum practical set of hostnames and paths.", [26]),
         ("3. SHOULD be tagged to be inaccessible via JavaScript (HttpOnly).", [27]),
     ]
+
+
+def test_a_numbered_heading_of_any_length_is_not_part_of_a_sentence():
+    """SP 800-61 page 18 and SP 800-40 page 14: a heading longer than five words, after a
+    sentence that ends in a footnote mark, was glued between two sentences ("... Section 3. 2.3.4
+    Sharing Information With Outside Parties Organizations often need ...")."""
+    assert split_sentences([(7, "tool. Suggested SOP elements are presented throughout Section 3."),
+                            (8, "2.3.4 Sharing Information With Outside Parties"),
+                            (9, "Organizations often need to communicate with outside parties.")]) == [
+        ("tool.", [7]), ("Suggested SOP elements are presented throughout Section 3.", [7]),
+        ("2.3.4 Sharing Information With Outside Parties", [8]),
+        ("Organizations often need to communicate with outside parties.", [9])]
+    assert [t for t, _ in split_sentences([(9, "mentioned in this publication. 5"),
+                                           (10, "3.4.1 Software Inventory Management"),
+                                           (11, "Enterprise patch management is dependent on")])] == [
+        "mentioned in this publication.", "3.4.1 Software Inventory Management", "Enterprise patch management is dependent on"]
+    # a line a sentence wraps onto is not a heading, numbered or not
+    assert [t for t, _ in split_sentences([(1, "Most networks built to this standard operate in the"),
+                                           (2, "2.4 GHz band, where most devices")])] == [
+        "Most networks built to this standard operate in the 2.4 GHz band, where most devices"]
+
+
+def test_a_footnote_mark_after_a_full_stop_ends_the_sentence():
+    """The 737 MAX AD: "... for more than 5 seconds. 6 Flight data recorder ..." was one sentence
+    of 96 words (too long to quote as prose), so the 200-feet threshold went unquoted."""
+    assert [t for t, _ in split_sentences([(1, "disagree by more than 200 feet for more than 5 seconds. 6 Flight data"),
+                                           (2, "recorder (FDR) data from the accident airplane.")])] == [
+        "disagree by more than 200 feet for more than 5 seconds.", "Flight data recorder (FDR) data from the accident airplane."]
+    assert [t for t, _ in split_sentences([(1, "The total was 5. 3 items were left.")])] == ["The total was 5. 3 items were left."]
+
+
+def test_a_numbered_heading_is_not_quoted_as_prose():
+    from docintel.generation.extractive import _is_prose
+
+    assert not _is_prose("4.3 Specific Accreditation of Security Modules for Reuse")
+    assert _is_prose("4.3 percent of the systems were accredited for reuse.")

@@ -506,6 +506,8 @@ def _as_part(a: GeneratedAnswer, ask: str) -> GeneratedAnswer:
 
 
 _QUOTE = re.compile(r'"([^"]+)"')
+_TARGET_HEAD = re.compile(r'^([A-Z][^"\n:]{0,80} \(page [^)"]+\)): "')
+"""The head of a followed target's quote ("Section 4.2.5 (page 8): ...")."""
 
 
 def _quoted_once(answer: str) -> str:
@@ -513,12 +515,19 @@ def _quoted_once(answer: str) -> str:
     from one page, or one target reached from two mentions, do not repeat it. A line left
     quoting nothing new goes (the first quote of each line is the one it is about)."""
     seen: set[str] = set()
+    heads: set[str] = set()
     out: list[str] = []
     for line in answer.split("\n"):
         # a span holding provenance is between two quotes, not one (a sentence with a '"' in it)
         quotes = [m for m in _QUOTE.finditer(line) if "(page " not in m.group(1)]
+        head = _TARGET_HEAD.match(line)
         if quotes and all(m.group(1) in seen for m in quotes):
+            if head and head.group(1) not in heads:  # another part, saying the same ("Sections 4.1.5, 4.2.5, and 4.3.5")
+                heads.add(head.group(1))
+                out.append(f"{head.group(1)}: the same as quoted above.")
             continue
+        if head:
+            heads.add(head.group(1))
         kept, at = [], 0
         for m in quotes:
             if m.group(1) in seen:  # the repeat goes, with the space before it

@@ -1151,3 +1151,15 @@ def test_a_numbered_heading_is_not_quoted_as_prose():
 
     assert not _is_prose("4.3 Specific Accreditation of Security Modules for Reuse")
     assert _is_prose("4.3 percent of the systems were accredited for reuse.")
+
+
+def test_a_listed_part_that_says_what_another_said_is_named_not_dropped():
+    """SP 800-63B's 4.2.5 and 4.3.5 hold the same sentences: each is quoted once, and the part
+    whose quotes were all said already is still named, since it is cited."""
+    from docintel.generation.extractive import _quoted_once
+
+    same = '"If the CSP opts to retain records, the CSP SHALL inform the subscriber."'
+    answer = "\n".join([f"Section 4.2.5 (page 8): {same}", f"Section 4.3.5 (page 10): {same}",
+                        f"Section 4.2.5 (page 8): {same}", f'{same} (page 8, lines 1-2)'])
+    assert _quoted_once(answer).split("\n") == [f"Section 4.2.5 (page 8): {same}",
+                                                "Section 4.3.5 (page 10): the same as quoted above."]

@@ -25,7 +25,6 @@ SUFFIXES = (
     "ly",
 )
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
-SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\"'])")
 SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?:\d{1,2}(?:\s+(?=[A-Z][a-z])|\s*\n\s*)|(?=[A-Z(\[\"']))|\s*\n\s*")
 """Sentence boundaries, and a newline (a heading or list item starts afresh). A footnote mark
 after a full stop goes with the boundary ("... for more than 5 seconds. 6 Flight data ...")."""
@@ -137,11 +136,12 @@ def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]
 
 
 def sentence_at(text: str, start: int, end: int) -> str:
-    """The sentence of running ``text`` (see ``join_lines``) that holds ``text[start:end]``: from
-    the sentence end or line break before it to the one after it."""
-    a = max([m.end() for m in SENT_END.finditer(text, 0, start)] + [text.rfind("\n", 0, start) + 1])
-    ends = [m.start() for m in SENT_END.finditer(text, end)] + [i for i in (text.find("\n", end),) if i >= 0] + [len(text)]
-    return text[a:min(ends)].strip()
+    """The sentence of running ``text`` (see ``join_lines``) that holds ``text[start:end]``, cut
+    where ``split_sentences`` cuts (a sentence end, a footnote mark after it, a line break)."""
+    cuts = list(SPLIT.finditer(text))
+    a = max((m.end() for m in cuts if m.end() <= start), default=0)
+    b = min((m.start() for m in cuts if m.start() >= end), default=len(text))
+    return text[a:b].strip()
 
 
 def split_sentences(lines: list[tuple[int, str]]) -> list[tuple[str, list[int]]]:

@@ -248,7 +248,7 @@ def answer(question: str, settings: Settings) -> AskResult:
                 # the page read does not answer, but one of its pointers leads to a page the
                 # question matches too ("... as described in Section 5.2.4" and 5.2.4's page
                 # ranked second): follow it, as a reader would
-                new = _linked(passages, candidates, resolver, attempted, parsed.weights)
+                new = _linked(passages, candidates, resolver, attempted, parsed)
                 if not new and not unknown_names(parsed):  # "the capital of France": its document never says "France"
                     new = _closest(passages, out, resolver, attempted)
                 linked = bool(new)
@@ -349,31 +349,32 @@ def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: 
 
 
 def _linked(passages: list[Any], candidates: list[Any], resolver: Any, attempted: set[tuple],
-            weights: dict[str, float]) -> list[PendingReference]:
+            parsed: Any) -> list[PendingReference]:
     """The pointer in the primary passages whose target is the best-ranked other candidate page
     among the top LINKED_CANDIDATES (one pointer, or the parts of one list; [] when none points
     at a candidate). Any mention counts ("Section 5 discusses metrics ..."): the ranking has
     confirmed the link."""
     rank = {(c.doc_id, c.page_num): i for i, c in enumerate(candidates[:LINKED_CANDIDATES])}
-    return _best_mention(_mentions(passages, resolver, attempted), rank, weights, lambda ref, doc, n: n != ref.origin.page)
+    return _best_mention(_mentions(passages, resolver, attempted), rank, parsed, lambda ref, doc, n: n != ref.origin.page)
 
 
-def _best_mention(mentions: Any, rank: dict[tuple, int], weights: dict[str, float], counts: Any) -> list[PendingReference]:
+def _best_mention(mentions: Any, rank: dict[tuple, int], parsed: Any, counts: Any) -> list[PendingReference]:
     """The mention whose target holds the best-ranked page (``rank``: (doc, page) -> rank; a page
     counts where ``counts(ref, doc, page)``); on a tie the one whose sentence holds more of the
     question's weight ("Section 4.3.3: Organizations should balance their security needs ..." for
     a question about that balance, not "Section 4.3.2: ... phased approach.", whose page holds
     4.3.3 too), then the first. With it come the other parts its list names ("Sections 4.1.5,
     4.2.5, and 4.3.5 require ..." says all three do). [] when no target holds a ranked page."""
-    from docintel.text import stem, stems
+    from docintel.retrieval.region import keyword_weights
+    from docintel.text import stems
 
-    weight = {stem(k): w for k, w in weights.items()}
+    weights = keyword_weights(parsed, parsed.weights)
     found = list(mentions)
     best: tuple[int, float, tuple] | None = None
     for ref, region, sentence, span in found:
         hit = [rank[(region.doc_id, n)] for n in range(region.page_start, region.page_end + 1)
                if (region.doc_id, n) in rank and counts(ref, region.doc_id, n)]
-        key = (min(hit), -sum(weight.get(st, 0.0) for st in stems(sentence))) if hit else None
+        key = (min(hit), -sum(w for st, w in weights.items() if st in stems(sentence))) if hit else None
         if key is not None and (best is None or key < best[:2]):
             best = (*key, span)
     return [ref for ref, _, _, span in found if best and span == best[2]]
@@ -408,7 +409,7 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     if rank.get((first.doc_id, first.page)) == 0:
         return None  # the page the premise describes is where the asked part matches best too
     read = {(p.doc_id, p.page) for p in premise_passages}  # with the page a cut sentence ends on
-    best = _best_mention(_mentions(premise_passages, resolver, attempted), rank, parsed.weights, lambda ref, doc, n: (doc, n) not in read)
+    best = _best_mention(_mentions(premise_passages, resolver, attempted), rank, parsed, lambda ref, doc, n: (doc, n) not in read)
     return (premise_passages, best) if best else None
 
 

@@ -1163,3 +1163,16 @@ def test_a_listed_part_that_says_what_another_said_is_named_not_dropped():
                         f"Section 4.2.5 (page 8): {same}", f'{same} (page 8, lines 1-2)'])
     assert _quoted_once(answer).split("\n") == [f"Section 4.2.5 (page 8): {same}",
                                                 "Section 4.3.5 (page 10): the same as quoted above."]
+
+
+def test_the_sentence_of_a_mention_that_opens_it_is_its_own():
+    """A mention's sentence (what the loop weighs to choose among mentions) starts at the
+    mention when the mention opens it, and is cut where split_sentences cuts."""
+    from docintel.text import sentence_at
+
+    t = "Organizations should deploy tools. Section 4.3.3: Organizations should balance their needs. Next."
+    i = t.index("Section")
+    assert sentence_at(t, i, i + 13) == "Section 4.3.3: Organizations should balance their needs."
+    t = "for more than 5 seconds. 6 Flight data (Section 3) agree.\nA heading"
+    i = t.index("Section")
+    assert sentence_at(t, i, i + 9) == "Flight data (Section 3) agree."

@@ -152,11 +152,12 @@ _PART_OF_PARAGRAPH = re.compile(r"(?i)\b(?:figures?|tables?)\s+\d+(?:\s+(?:throu
 _TITLE_WORD = r"(?:[A-Z][A-Za-z'\u2019\-]*|\([A-Z]{2,}\))"
 _NAMED = re.compile(
     rf"(?P<title>{_TITLE_WORD}(?:\s+(?:(?:of|and|the|to|for|in|on|or|with|by|&)\s+)?{_TITLE_WORD}){{0,7}})"
-    r"\s+(?P<word>section|heading)(?![\w\-])(?!\s*(?:\d|[A-Z](?![a-z])|\u00a7))"
+    r"\s+(?P<word>section|subsection|heading)(?![\w\-])(?!\s*(?:\d|[A-Z](?![a-z])|\u00a7))"
 )
 """A part named by its heading: "(See Flightcrew Training section in this preamble ...)", "by the
 means identified in the ADDRESSES section". The title is the run of capitalised words before
-"section"; a sentence's first word or a trigger ("See", "The", "This") is not part of it. Plural
+"section" ("as described in the Verify Methods subsection"); a sentence's first word or a
+trigger ("See", "The", "This") is not part of it. Plural
 "the AAL sections" names several parts by what they share, not one heading's title."""
 
 _NOT_TITLE = frozenset(

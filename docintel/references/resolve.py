@@ -208,6 +208,13 @@ class Resolver:
             word = ref.ref_type.value
             pat = re.compile(rf"^\s*{word}\s+{re.escape(str(ref.ref_target))}\b", re.IGNORECASE)
             hits = [i for i, t in zip(toc.index, toc["title"]) if isinstance(t, str) and pat.match(t)]
+        if not hits and is_title(str(ref.ref_target)):
+            # "as described in the Verify Methods subsection": the TOC entry "4.7 Verify Methods";
+            # of several entries with that title, the one nearest the mention
+            want = " ".join(str(ref.ref_target).split()).casefold()
+            hits = [i for i, t in zip(toc.index, toc["title"]) if isinstance(t, str) and " ".join(t.split()).casefold() == want]
+            if ref.origin is not None:
+                hits.sort(key=lambda i: abs((_int(toc.at[i, "page_start"]) or 0) - ref.origin.page))
         if not hits:
             return None
         return self._section_region(ref, doc, toc, hits[0])

@@ -105,6 +105,8 @@ def test_a_pointer_coordinated_with_a_triggered_one_is_a_pointer_too():
         ("sent to the person identified in the FOR FURTHER INFORMATION CONTACT section.",
          [("FOR FURTHER INFORMATION CONTACT section", "FOR FURTHER INFORMATION CONTACT")]),
         ("see the Costs of Compliance section", [("Costs of Compliance section", "Costs of Compliance")]),
+        # SP 800-88's flash memory table: "as described in the Verify Methods subsection"
+        ("as described in the Verify Methods subsection should", [("Verify Methods subsection", "Verify Methods")]),
         ("send it to the attention of the person identified in paragraph (q)(1) of this AD.",
          [("paragraph (q)(1)", "(q)(1)")]),
         ("the changes specified in paragraphs (h)(1) through (10) of this AD",

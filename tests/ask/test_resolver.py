@@ -90,6 +90,17 @@ def test_a_heading_named_by_its_words_is_found_and_read_to_the_next(fr_store):
     assert "Contractual & Data Services" in p.text and "FOR FURTHER INFORMATION CONTACT" not in p.text
 
 
+def test_a_numbered_section_named_by_its_title_is_found_in_the_toc(policy_store):
+    """SP 800-88's "as described in the Verify Methods subsection" names "4.7 Verify Methods" by
+    its title alone: the TOC entry of that title (any case) is the target, numbered heading and
+    all, read to the next entry of its level."""
+    s = Store(policy_store)
+    doc = s.doc_ids()[0]
+    res, (p, *_) = _fetched(s, "up to the amount set in the Storm Sublimit subsection.", 1, 3, doc)
+    assert res.resolved.source == "toc_df" and p.page == 2
+    assert "USD 400,000" in p.text and "USD 250,000" not in p.text
+
+
 def test_a_rule_paragraph_named_by_its_letters_is_read_alone(fr_store):
     """"paragraph (q)(1) of this AD" is item (1) under the bold "(q) Related Information" on page
     15: its lines, not (q)(2)'s Boeing contact; "paragraph (i)" is the MEL paragraph, whose

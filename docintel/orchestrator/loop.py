@@ -7,7 +7,8 @@ Before the first pass, a question that sets a scene ("The line 32 instructions s
 worksheet. What's the most interest I can count?") is checked for the page its premise
 describes: when that page points at a page the asked part matches (``follow_premise_pointer``
 in the trace), it is read and its pointer followed first; if that does not give a complete
-answer, the question is answered as below from the pages it matches.
+answer, the question is answered as below from the pages it matches, and that answer replaces
+the first only if it got further (complete, or waiting on a pointer, where the first was partial).
 
 The decision reads only ``answer_completeness`` and ``pending_references`` (never a confidence
 score):
@@ -55,6 +56,9 @@ from docintel.settings import Settings
 LINKED_CANDIDATES = 2
 """How far down the ranking a pointer's target may sit and still count as linked: a passage
 that does not answer, pointing at a page the question also matches, is followed there."""
+
+_RANK = {Completeness.partial: 0, Completeness.references_unresolved: 1, Completeness.complete: 2}
+"""How far an answer got, to choose between two answers to one question."""
 
 RUNNER_UP_PAGES = 1
 """Pages past top-k the loop reads when the first answer is partial and points nowhere (the
@@ -296,13 +300,20 @@ def answer(question: str, settings: Settings) -> AskResult:
                                     "pointer": "; ".join(r.raw_text for r in refs), "resolver": list(resolver_steps),
                                     "ms": round((time.perf_counter() - t_res) * 1000, 2)}
         resolver_steps.clear()
-        out, text, completeness, verdict, internal = run(lead_passages, 1, 0)
+        led = run(lead_passages, 1, 0)
+        out, text, completeness, verdict, internal = led
         if completeness != Completeness.complete:
             trace["follow_premise_pointer"]["outcome"] = f"{completeness.value}: answered again from the pages the question matches"
+            led_resolved = list(resolved)
             ref_passages.clear()
             resolved.clear()
             attempted.clear()
             out, text, completeness, verdict, internal = run(passages, 0, runner_up)
+            if _RANK[completeness] <= _RANK[led[2]]:
+                # no better from the pages the question matches: what the described part holds stands
+                trace["follow_premise_pointer"]["outcome"] += f" ({completeness.value} again: the first answer stands)"
+                out, text, completeness, verdict, internal = led
+                resolved[:] = led_resolved
     else:
         out, text, completeness, verdict, internal = run(passages, 0, runner_up)
 

@@ -585,7 +585,10 @@ class ExtractiveGenerator:
 
     @staticmethod
     def _asked_numbers(request: GenerationRequest) -> list[str]:
+        # the number of a pointer ("Section 7.2") or of a document's name ("SP 800-88 says ...")
+        # says where to look, not what the answer holds
         ids = {str(p.ref_target).lower() for p in request.parsed.pointers if p.ref_target}
+        ids |= {h.lower() for h in request.parsed.doc_hints}
         return [
             n for n in request.parsed.numbers
             if n.lower() not in ids and len(n) >= 2 and ("." not in n or re.search(r"[a-z]", n))

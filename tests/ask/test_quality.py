@@ -56,6 +56,19 @@ def test_topic_word_missing_from_evidence_is_partial():
     assert "does not mention 'difference'" in out.answer
 
 
+def test_the_number_of_a_document_named_in_the_question_is_not_asked_for():
+    """SP 800-88 p23: "SP 800-88 says one of its sections covers roles ... Whose job is it to
+    advise us on that?" names the document by its number; no sentence of it holds "800" or "88",
+    and that must not halve what each sentence holds of the question (which put the records
+    management officer under the answer floor: "Not found")."""
+    p = _passage(["The records management officer is responsible for advising the system and/or data owner",
+                  "of retention requirements so that sanitization will not destroy records that should be preserved."])
+    q = "Legal wants to be sure we don't destroy records. SP 800-88 says a section covers it. Whose job is it to advise us?"
+    out = _generate(q, [p], {"legal": 1.0, "sure": 1.0, "destroy": 1.0, "records": 1.0, "section": 1.0,
+                             "covers": 1.0, "job": 2.0, "advise": 2.0})
+    assert not out.answer.startswith("Not found") and "records management officer" in out.answer
+
+
 def test_evidence_holding_the_topic_word_is_complete():
     p = _passage(["The difference between Clear and Purge is that Purge renders recovery",
                   "of the data infeasible using state of the art laboratory techniques."])

@@ -71,7 +71,8 @@ _EXTERNAL = [
 
 _POINTS_VERB = re.compile(
     r"\s+(?:below\s+|above\s+)?(?:[a-z]+ly\s+)?(?:lists|shows|provides|summari[sz]es|contains|gives|presents|describes"
-    r"|defines|illustrates|depicts|specifies|details|sets\s+out|identifies)\b"
+    r"|defines|illustrates|depicts|specifies|details|sets\s+out|identifies|discusses|covers|explains|outlines"
+    r"|addresses|highlights|examines|explores|introduces|reviews|includes)\b"
 )
 _OF_EXTERNAL = re.compile(
     r"\s*,?\s+of\s+(?:the\s+)?(?:(?:NIST\s+)?(?:SP|Special\s+Publication|FIPS|ISO|NISTIR|RFC|OMB)\b[^,;.()]{0,40}"

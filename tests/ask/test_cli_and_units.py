@@ -63,6 +63,9 @@ def test_cli_empty_store_exit_2(tmp_path):
         ("listed in Table 2-1 of the report", ("table", "2-1", None)),
         ("per clause 4.2(b) of this agreement", ("clause", "4.2(b)", None)),
         ("See Appendix A for details", ("appendix", "A", None)),
+        # a document's roadmap: the part is the subject of a verb saying what it holds
+        ("Section 5 briefly discusses possible metrics for measuring", ("section", "5", None)),
+        ("Section 2 outlines possible incident response team structures", ("section", "2", None)),
     ],
 )
 def test_internal_pointers(text, expected):

@@ -123,6 +123,31 @@ def tokens_of(question: str) -> list[str]:
     return re.findall(r"[a-z][a-z\-']*", question.lower())
 
 
+_ASPECT_PREPS = ("from", "for", "about", "with", "to", "on")
+MAX_ASPECT_WORDS = 8
+"""Longest conjunct that still counts as one aspect of what is asked."""
+
+
+def aspects(question: str) -> list[str]:
+    """The aspects a question asks about side by side with one preposition repeated ("What
+    would we need from human resources, from our business continuity planners, and from
+    physical security?", "... say for how quickly patches get applied and for the cost side?"):
+    each must be answered. [] when there is no such list."""
+    asked = re.split(r"(?<=[.:;?])\s+", question.strip())[-1]
+    for prep in _ASPECT_PREPS:
+        parts = re.split(rf"(?i)(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+){prep}\s+", asked)
+        if len(parts) < 2:
+            continue
+        first = re.search(rf"(?is).*\b{prep}\s+(.*)$", parts[0])
+        lead = [first.group(1)] if first else []  # ", on a busy network and on a quiet one"
+        conj = [*lead, *parts[1:-1], re.split(r"[?;,]", parts[-1])[0]]
+        if len(conj) < 2:
+            continue
+        if all(0 < len(c.split()) <= MAX_ASPECT_WORDS for c in conj):
+            return [c.strip() for c in conj]
+    return []
+
+
 def _verb_like(question: str) -> set[str]:
     """Words of ``question`` that read as verbs or adverbs by position and form: the last word
     of a "how/when/where/why + auxiliary" question or of a "what/which ... + auxiliary + subject"
@@ -851,6 +876,13 @@ class ExtractiveGenerator:
         toks = tokens_of(request.question)
         missing = [k for st, k in self._focus_terms(weights, request, have).items()
                    if st not in have and k.lower() not in low and not _acronym_in(k, toks, evidence)]
+        # each aspect asked side by side ("from human resources, ..., and from facilities")
+        # must be answered by one of its words
+        for aspect in aspects(request.question):
+            words = [t for t in tokens_of(aspect) if _stem(t) in weights]
+            if words and not any(_stem(t) in have for t in words):  # named as asked, not word by word
+                missing = [k for k in missing if k.lower() not in words]
+                missing.append(re.sub(r"(?i)^(?:the|our|your|their|its|a|an)\s+", "", aspect))
         if missing:
             gaps.append("does not mention " + ", ".join(repr(k) for k in missing))
         # "I'm a resident of Germany ...", "802.11ax": a name or an identifier the document

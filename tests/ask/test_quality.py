@@ -1189,3 +1189,21 @@ def test_the_sentence_of_a_mention_that_opens_it_is_its_own():
     t = "for more than 5 seconds. 6 Flight data (Section 3) agree.\nA heading"
     i = t.index("Section")
     assert sentence_at(t, i, i + 9) == "Flight data (Section 3) agree."
+
+
+def test_each_aspect_asked_side_by_side_must_be_answered():
+    """SP 800-61 2.3.3: "What would we typically need from human resources, from our business
+    continuity planners, and from physical security and facilities?" asks three things; a quote
+    about business continuity alone answers one of them and is partial, naming the others."""
+    p = _passage(["Business continuity planners should be made aware of incidents and their impacts so they",
+                  "can fine-tune business impact assessments, risk assessments, and continuity of operations plans."])
+    q = ("What would we typically need from human resources, from our business continuity planners, and from "
+         "physical security and facilities?")
+    out = _generate(q, [p], {"typically": 1.0, "need": 0.5, "human": 2.0, "resources": 1.5, "business": 2.0,
+                             "continuity": 2.0, "planners": 2.0, "physical": 2.0, "security": 0.5, "facilities": 2.0})
+    assert out.answer_completeness == Completeness.partial
+    assert "does not mention 'human resources', 'physical security and facilities'" in out.answer
+    p2 = _passage(["Human resources staff, business continuity planners, and physical security and facilities staff",
+                   "typically need to be involved in incident handling."])
+    assert _generate(q, [p2], {"human": 2.0, "resources": 1.5, "continuity": 2.0, "planners": 2.0, "physical": 2.0,
+                               "facilities": 2.0}).answer_completeness == Completeness.complete

@@ -128,12 +128,11 @@ MAX_ASPECT_WORDS = 8
 """Longest conjunct that still counts as one aspect of what is asked."""
 
 
-def aspects(question: str) -> list[str]:
-    """The aspects a question asks about side by side with one preposition repeated ("What
-    would we need from human resources, from our business continuity planners, and from
-    physical security?", "... say for how quickly patches get applied and for the cost side?"):
-    each must be answered. [] when there is no such list."""
-    asked = re.split(r"(?<=[.:;?])\s+", question.strip())[-1]
+def aspects(asked: str) -> list[str]:
+    """The aspects the asked part of a question (``ParsedQuestion.asked``) names side by side
+    with one preposition repeated ("What would we need from human resources, from our business
+    continuity planners, and from physical security?", "... say for how quickly patches get
+    applied and for the cost side?"): each must be answered. [] when there is no such list."""
     for prep in _ASPECT_PREPS:
         parts = re.split(rf"(?i)(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+){prep}\s+", asked)
         if len(parts) < 2:
@@ -878,7 +877,7 @@ class ExtractiveGenerator:
                    if st not in have and k.lower() not in low and not _acronym_in(k, toks, evidence)]
         # each aspect asked side by side ("from human resources, ..., and from facilities")
         # must be answered by one of its words
-        for aspect in aspects(request.question):
+        for aspect in aspects(request.parsed.asked):
             words = [t for t in tokens_of(aspect) if _stem(t) in weights]
             if words and not any(_stem(t) in have for t in words):  # named as asked, not word by word
                 missing = [k for k in missing if k.lower() not in words]

@@ -385,7 +385,8 @@ def _best_mention(mentions: Any, rank: dict[tuple, int], parsed: Any, counts: An
     for ref, region, sentence, span in found:
         hit = [rank[(region.doc_id, n)] for n in range(region.page_start, region.page_end + 1)
                if (region.doc_id, n) in rank and counts(ref, region.doc_id, n)]
-        key = (min(hit), -sum(w for st, w in weights.items() if st in stems(sentence))) if hit else None
+        held = stems(sentence) if hit else set()
+        key = (min(hit), -sum(w for st, w in weights.items() if st in held)) if hit else None
         if key is not None and (best is None or key < best[:2]):
             best = (*key, span)
     return [ref for ref, _, _, span in found if best and span == best[2]]

@@ -211,8 +211,10 @@ class Resolver:
         if not hits and is_title(str(ref.ref_target)):
             # "as described in the Verify Methods subsection": the TOC entry "4.7 Verify Methods";
             # of several entries with that title, the one nearest the mention
-            want = " ".join(str(ref.ref_target).split()).casefold()
-            hits = [i for i, t in zip(toc.index, toc["title"]) if isinstance(t, str) and " ".join(t.split()).casefold() == want]
+            def key(title: str) -> str:
+                return " ".join(title.split()).casefold()
+
+            hits = [i for i, t in zip(toc.index, toc["title"]) if isinstance(t, str) and key(t) == key(str(ref.ref_target))]
             if ref.origin is not None:
                 hits.sort(key=lambda i: abs((_int(toc.at[i, "page_start"]) or 0) - ref.origin.page))
         if not hits:

@@ -475,6 +475,12 @@ POINTER_LOOKAHEAD = 3
 MAX_LIST_ITEMS = 15
 """Items of a list after "include:" quoted with it."""
 
+_LIST_BELOW = re.compile(r"(?i)\b(?:lists?|items|elements|examples|steps|questions|factors)\s+(?:below|that\s+follow)\b"
+                         r"|\b(?:listed|enumerated|given|shown)\s+below\b|\bas\s+follows\b")
+"""A sentence that introduces a list further down without a colon ("The lists below provide
+suggestions of what information to collect ..."): its list is quoted with it, when one follows
+(headings between them allowed)."""
+
 NEAR_MISS = 0.5
 """Share of the answer floor a best sentence that does not answer must hold for the pointers in
 and around it to be followed ("not answered here; the closest passage points to Section 3.1")."""
@@ -738,6 +744,10 @@ class ExtractiveGenerator:
                     chosen.append(s)
             chosen = self._continuations(chosen, sents, weights, request.parsed.focus, floor)
             chosen = self._with_paragraphs(chosen, sents, best)
+            # a sentence of the paragraph that announces a list ("The lists below provide
+            # suggestions of what information to collect ...") is quoted with its list
+            for t in [t for t in chosen if t.context]:
+                chosen += [u for u in self._listed(t, sents) or [] if all(u is not c for c in chosen)]
             chosen.sort(key=lambda s: s.pos)
         conditions: list[str] = []
         for s in chosen:
@@ -936,23 +946,14 @@ class ExtractiveGenerator:
         have = {id(s) for s in out}
         for s in chosen:
             nxt = _after(s, sents)
-            if s.text.rstrip().endswith(":"):
-                listed = False
-                prev = s
-                for k, t in enumerate(nxt[:MAX_LIST_ITEMS]):
-                    item = BULLET.match(t.text) is not None
-                    # a second sentence of an item starts on the line its first one ends on
-                    same_item = t.passage is prev.passage and t.line_nums[0] == prev.line_nums[-1]
-                    if t.injected or (listed and not item and not same_item) or (not listed and k >= 8):
-                        break  # the list ended: the next paragraph is not part of it
-                    listed = listed or item
-                    prev = t
+            listed = self._listed(s, sents)
+            if listed is not None:
+                for t in listed:
                     if id(t) not in have:
                         out.append(t)
                         have.add(id(t))
-                    if len(t.text.split()) > 40:
-                        break
-                continue
+                if listed or s.text.rstrip().endswith(":"):
+                    continue
             if not self.find_pointers:
                 continue
             for k, t in enumerate(nxt[:POINTER_LOOKAHEAD]):
@@ -980,6 +981,30 @@ class ExtractiveGenerator:
                     have.add(id(t))
         out.sort(key=lambda x: x.pos)
         return out
+
+    @staticmethod
+    def _listed(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence] | None:
+        """The list ``s`` introduces: what follows "include:" up to the list's end, or the list
+        a sentence announces further down ("The lists below provide ...", headings between them
+        allowed; [] when no list follows); None when ``s`` introduces none."""
+        colon = s.text.rstrip().endswith(":")
+        if not colon and _LIST_BELOW.search(s.text) is None:
+            return None
+        out: list[_Sentence] = []
+        listed = False
+        prev = s
+        for k, t in enumerate(_after(s, sents)[:MAX_LIST_ITEMS]):
+            item = BULLET.match(t.text) is not None
+            # a second sentence of an item starts on the line its first one ends on
+            same_item = t.passage is prev.passage and t.line_nums[0] == prev.line_nums[-1]
+            if t.injected or (listed and not item and not same_item) or (not listed and k >= 8):
+                break  # the list ended: the next paragraph is not part of it
+            listed = listed or item
+            prev = t
+            out.append(t)
+            if len(t.text.split()) > 40:
+                break
+        return out if colon or listed else []
 
     @staticmethod
     def _with_paragraphs(chosen: list[_Sentence], sents: list[_Sentence], best: _Sentence) -> list[_Sentence]:

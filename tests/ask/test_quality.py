@@ -750,6 +750,38 @@ def test_a_list_item_of_two_sentences_does_not_end_the_list():
     assert "Section 10.5 covers" not in out.answer  # a paragraph after the list is not part of it
 
 
+APPENDIX_B = ["Organizations should identify a standard set of incident-related data elements to be collected for each",
+              "incident. The organization should designate a set of basic elements (e.g., incident reporter's name,",
+              "phone number, and location) to be collected when the incident is reported. The lists below provide",
+              "suggestions of what information to collect for incidents and are not intended to be comprehensive.",
+              "B.1", "Basic Data Elements", "\uf03c Contact Information for the Incident Reporter and Handler",
+              "\u2013 Name", "\u2013 Role", "\u2013 Organizational unit (e.g., agency, department, division, team) and affiliation",
+              "\u2013 Email address", "\u2013 Phone number"]
+
+
+@pytest.mark.parametrize("q", [
+    # the paragraph's best sentence is another one: the intro comes as context, with its list
+    "What basic details should an incident report form capture about the reporter?",
+    # the intro is the best sentence itself
+    "Which lists suggest what information to collect for incidents?",
+])
+def test_a_list_announced_below_is_quoted_with_its_intro(q):
+    """SP 800-61 Appendix B: "The lists below provide suggestions of what information to collect
+    ..." has no colon; its list starts after two headings. Without a list after it, the sentences
+    that follow are not brought along."""
+    weights = {"basic": 1.5, "detail": 1.0, "incident": 0.3, "report": 0.5, "form": 1.0, "captur": 1.2,
+               "reporter": 1.5, "list": 1.0, "suggest": 1.0, "inform": 0.5, "collect": 1.0}
+    # laid out as on the page: one paragraph, then a white line before the headings and the list
+    lines = [PassageLine(line_num=i + 1, text=t, y0=12.0 * i + (8 if i >= 4 else 0), y1=12.0 * i + 10 + (8 if i >= 4 else 0))
+             for i, t in enumerate(APPENDIX_B)]
+    out = _generate(q, [_passage(APPENDIX_B).model_copy(update={"lines": lines})], weights)
+    assert "The lists below provide" in out.answer and "Organizational unit" in out.answer
+    prose = _passage(["The lists below provide suggestions of what information to collect for incidents.",
+                      "Each organization should create its own list of elements based on its own team model."])
+    out = _generate("Which lists suggest what information to collect for incidents?", [prose], weights)
+    assert "The lists below provide" in out.answer and "Each organization" not in out.answer
+
+
 def test_a_question_is_read_for_what_is_asked_not_for_the_premise():
     from docintel.generation.extractive import PREMISE_WEIGHT, _asked_weights
     from docintel.questions.parse import parse_question

@@ -54,6 +54,12 @@ _VERB_ENDINGS = frozenset({"ing", "ings", "ed"})
 """A 3-letter stem left by these is a verb that drops its e: "mak(e)ing"."""
 
 
+def held(have: set[str], weights: dict[str, float]) -> float:
+    """The question weight (stem -> weight) the stems ``have`` hold: the numerator of every
+    coverage and sentence score."""
+    return sum(w for s, w in weights.items() if s in have)
+
+
 def stems(text: str) -> set[str]:
     """Stems of the words of ``text``; a hyphenated word also gives its parts ("work-arounds")."""
     out = set()

@@ -37,6 +37,7 @@ from docintel.questions.parse import names_in, part_of, unknown_names
 from docintel.schemas.questions import AnswerShape, ParsedQuestion
 from docintel.text import BULLET, NUMBERED_HEADING, row_text, split_sentences
 from docintel.text import stem as _stem
+from docintel.text import held as _held
 from docintel.text import stems as _stems
 
 MIN_COVERAGE = 0.5
@@ -362,11 +363,6 @@ def _quoted(head: str, sents: list[_Sentence], tail: str = "") -> tuple[str, str
         return f"{head}: " + " ".join(f'"{s.text}"' for s in keep) + tail
 
     return text(sents), text([s for s in sents if not s.context])
-
-
-def _held(have: set[str], weights: dict[str, float]) -> float:
-    """The question weight the stems ``have`` hold (the numerator of every coverage here)."""
-    return sum(v for k, v in weights.items() if k in have)
 
 
 def _pointing(sents: list[_Sentence], references: list[Passage]) -> list[_Sentence]:

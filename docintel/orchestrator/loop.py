@@ -377,7 +377,7 @@ def _best_mention(mentions: Any, rank: dict[tuple, int], parsed: Any, counts: An
     4.3.3 too), then the first. With it come the other parts its list names ("Sections 4.1.5,
     4.2.5, and 4.3.5 require ..." says all three do). [] when no target holds a ranked page."""
     from docintel.retrieval.region import keyword_weights
-    from docintel.text import stems
+    from docintel.text import held, stems
 
     weights = keyword_weights(parsed, parsed.weights)
     found = list(mentions)
@@ -385,8 +385,7 @@ def _best_mention(mentions: Any, rank: dict[tuple, int], parsed: Any, counts: An
     for ref, region, sentence, span in found:
         hit = [rank[(region.doc_id, n)] for n in range(region.page_start, region.page_end + 1)
                if (region.doc_id, n) in rank and counts(ref, region.doc_id, n)]
-        held = stems(sentence) if hit else set()
-        key = (min(hit), -sum(w for st, w in weights.items() if st in held)) if hit else None
+        key = (min(hit), -held(stems(sentence), weights)) if hit else None
         if key is not None and (best is None or key < best[:2]):
             best = (*key, span)
     return [ref for ref, _, _, span in found if best and span == best[2]]

@@ -19,7 +19,7 @@ from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
 from docintel.store.values import as_float
 from docintel.text import split_sentences as _split_sentences
-from docintel.text import row_text, stem, stems
+from docintel.text import held, row_text, stem, stems
 
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
 
@@ -48,7 +48,7 @@ def keyword_weights(parsed: ParsedQuestion, idf: dict[str, float] | None = None)
 
 def sentence_score(text: str, weights: dict[str, float], parsed: ParsedQuestion, have: set[str] | None = None) -> float:
     have = stems(text) if have is None else have
-    score = sum(w for s, w in weights.items() if s in have)
+    score = held(have, weights)
     low = text.lower()
     for term in parsed.terms:
         if term in low:
@@ -83,13 +83,13 @@ def best_window(
     best = (-1.0, -1.0, 0, 0, 0)
     best_sentence = 0.0
     for i in range(len(sents)):
-        best_sentence = max(best_sentence, sum(w for s, w in weights.items() if s in sets[i]) / total)
+        best_sentence = max(best_sentence, held(sets[i], weights) / total)
         lo, hi = max(0, i - half), min(len(sents) - 1, i + half)
         # short lines (a small table, a list) make short "sentences": widen to >= min_lines lines
         while sents[hi].line_nums[-1] - sents[lo].line_nums[0] + 1 < min_lines and (lo > 0 or hi < len(sents) - 1):
             lo, hi = max(0, lo - 1), min(len(sents) - 1, hi + 1)
         have = set().union(*sets[lo : hi + 1])
-        cov = sum(w for s, w in weights.items() if s in have) / total
+        cov = held(have, weights) / total
         if cov < best[0]:
             continue
         own = sentence_score(sents[i].text, weights, parsed, sets[i])

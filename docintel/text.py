@@ -41,9 +41,6 @@ def stem(word: str) -> str:
         if (suf in _VERB_ENDINGS and w.endswith(suf) and len(w) - len(suf) == 3
                 and w[1] in "aeiou" and w[2] not in "aeiouwxy"):
             return w[:3] + "e"  # "making" -> "make", "noted" -> "note", "based" -> "base"
-    # "outsourcer" and "outsourcing", "manager" and "management", "considered" and "consider":
-    # one stem (as the page index's Porter stemmer has it); "other", "paper" keep theirs
-    w = w[:-2] if w.endswith("er") and len(w) - 2 >= 4 else w
     # "objective" and "objectives" (-> "objectiv"), "phase" and "phases": one stem
     w = w[:-1] if w.endswith("e") and len(w) > 4 else w
     # "authenticated", "authenticate" and "authentication" (-> "authentic"): one stem

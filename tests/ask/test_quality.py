@@ -299,14 +299,6 @@ def test_stem_joins_singular_and_plural():
     assert stem("configurations") == stem("configuration")
 
 
-def test_an_agent_noun_shares_its_verbs_stem_as_in_the_page_index():
-    # the FTS index stems with Porter ("outsourcer" = "outsourcing"); the generator's sentence
-    # choice must join the same words, or "the outsourcer" never answers a question on outsourcing
-    assert stem("outsourcer") == stem("outsourcing") and stem("providers") == stem("provided")
-    assert stem("answer") == stem("answers") == stem("answered") and stem("manager") == stem("management")
-    assert stem("other") == "other" and stem("paper") == "paper" and stem("user") == stem("users")
-
-
 def test_split_sentences_keeps_line_numbers():
     out = split_sentences([(1, "Memorized secrets SHALL be at least"), (2, "8 characters. Verifiers SHALL"),
                            (3, "not impose composition rules.")])

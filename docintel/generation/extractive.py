@@ -235,6 +235,23 @@ def _unbullet(text: str) -> str:
     return text[m.end():].lstrip() if m and not re.match(r"\s*(?:\(?[a-z0-9]{1,2}\)|\d{1,2}\.)", text) else text
 
 
+def _next_item(a: _Sentence, b: _Sentence) -> bool:
+    """Whether ``b`` is the list item on the line after item ``a`` (both quoted alike)."""
+    return (a.passage is b.passage and a.cont is None and b.cont is None and a.context == b.context
+            and BULLET.match(a.text) is not None and BULLET.match(b.text) is not None
+            and b.line_nums[0] == a.line_nums[-1] + 1)
+
+
+def _items_quote(items: list[_Sentence]) -> str:
+    """Consecutive list items as one quote: "Name; Role; Email address" (page 58, lines 17-20)."""
+    text = ""
+    for t in items:
+        item = _unbullet(t.text).rstrip(" ;,")
+        text += ("" if not text else " " if text.endswith((".", "!", "?", ":")) else "; ") + item
+    first, last = items[0], items[-1]
+    return f'"{text}" (page {first.passage.page_label}, lines {first.line_nums[0]}-{last.line_nums[-1]})'
+
+
 def _sentence_end(text: str) -> str:
     """``text`` closed by one full stop (a table cell quoted last may already end with one)."""
     return text if text.rstrip().endswith((".", "!", "?")) else text + "."
@@ -746,8 +763,14 @@ class ExtractiveGenerator:
                 chosen += [u for u in self._listed(t, sents) or [] if all(u is not c for c in chosen)]
             chosen.sort(key=lambda s: s.pos)
         conditions: list[str] = []
+        run: list[_Sentence] = []
         for s in chosen:
-            parts.append(s.quote())
+            if run and _next_item(run[-1], s):  # the items of one list: one quote, one line span
+                run.append(s)
+                parts[-1] = _items_quote(run)
+            else:
+                run = [s]
+                parts.append(s.quote())
             citations.extend(s.citations())
             if s.context:
                 proof[len(parts) - 1] = ""

@@ -724,6 +724,9 @@ def test_a_list_after_a_colon_is_quoted_whole_without_bullets():
         GenerationRequest(question=q, parsed=parse_question(q), passages=[p]))
     assert "US-CERT" in out.answer and "\uf0b7" not in out.answer
     assert "Law enforcement" not in out.answer  # the list ended before it
+    # the items are one quote with one line span, not ten quotes of a word or two each
+    assert '"CIO; Head of information security; Local information security officer; ' in out.answer
+    assert "see Section 2.3.4.3).\" (page 5, lines 2-11)" in out.answer
     assert [r.raw_text for r in out.pending_references] == ["Section 2.3.4.3"]
 
 

@@ -82,6 +82,15 @@ _ASK_BREAK = re.compile(
     re.I,
 )
 _ASK_LEAD = re.compile(r"(?i)^(?:and|also|but|so|then)\s+")
+_AUX = r"(?:do|does|did|is|are|was|were|can|could|should|must|will|would|may|might|has|have)\b"
+_QUESTION = rf"(?:(?:how|what|which|when|where|who|why)\b(?:\s+[\w'\-]+){{0,3}}?\s+{_AUX}|{_AUX})"
+"""A clause that asks: a question word and its auxiliary ("which form do I", "how long must"),
+or an auxiliary first ("is there")."""
+_SERIAL_BREAK = re.compile(rf",\s+(?={_QUESTION})", re.I)
+"""", which form do I use": the next question of a series ("From what level of tips does that
+apply, which form do I use to figure the tax, and is there a penalty ...?"); not a relative
+clause (", which the agency publishes")."""
+_CLAUSE_ASKS = re.compile(rf"(?:^|,\s+)(?:(?:from|for|in|on|at|to|with|by|under|about)\s+)?{_QUESTION}", re.I)
 
 
 def split_asks(asked: str) -> list[str]:
@@ -90,7 +99,7 @@ def split_asks(asked: str) -> list[str]:
     each answered by its own sentences. Alternatives ("... for every drive, or can we ...?") are
     one question. A piece of fewer than three words stays with the one before it."""
     asks: list[str] = []
-    for piece in _ASK_BREAK.split(asked.strip()):
+    for piece in [p for part in _ASK_BREAK.split(asked.strip()) for p in _series(part)]:
         piece = _ASK_LEAD.sub("", piece.strip())
         if not piece:
             continue
@@ -99,6 +108,18 @@ def split_asks(asked: str) -> list[str]:
         else:
             asks.append(piece)
     return asks or [asked.strip()]
+
+
+def _series(piece: str) -> list[str]:
+    """``piece`` cut before each question of a series ("What does it do, how long must the nonce
+    be, ..."): at a comma before a question word, when what comes before it since the last cut
+    is itself a question ("In the middle of an incident, how much ...?" is one)."""
+    out, start = [], 0
+    for m in _SERIAL_BREAK.finditer(piece):
+        if _CLAUSE_ASKS.search(piece[start:m.start()].strip()):
+            out.append(piece[start:m.start()])
+            start = m.end()
+    return out + [piece[start:]]
 
 
 def names_in(question: str) -> dict[str, str]:

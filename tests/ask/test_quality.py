@@ -1051,6 +1051,17 @@ def test_a_question_none_of_whose_asks_is_answered_gets_one_not_found():
      ["Do we fill in a paper form for every drive, or can we record the details electronically?"]),
     ("Is the data stored and is it protected?", ["Is the data stored and is it protected?"]),
     ("What is it? And why?", ["What is it? why?"]),
+    # a series of questions, the last after "and" (heldout10's tips question)
+    ("From what level of tips does that apply, which form do I use to figure the tax, and is there a penalty?",
+     ["From what level of tips does that apply", "which form do I use to figure the tax", "is there a penalty?"]),
+    ("What does our verifier have to do, how long must its nonce be, and how unique does it have to be?",
+     ["What does our verifier have to do", "how long must its nonce be", "how unique does it have to be?"]),
+    # ... but not a clause that sets the scene, nor a relative clause
+    ("When we collect evidence, what has to be written down about each item?",
+     ["When we collect evidence, what has to be written down about each item?"]),
+    ("In the middle of an incident, how much effort should we put into tracking the host?",
+     ["In the middle of an incident, how much effort should we put into tracking the host?"]),
+    ("What is the SORN, which the agency publishes?", ["What is the SORN, which the agency publishes?"]),
 ])
 def test_split_asks(q, asks):
     assert split_asks(q) == asks

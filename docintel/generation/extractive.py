@@ -217,7 +217,7 @@ class _Sentence:
 
     def quote(self) -> str:
         """The sentence in quotes with where it stands: "..." (page 48, lines 41-42; page 49, lines 1-1)."""
-        where = "; ".join(f"page {x.passage.page_label}, lines {x.line_nums[0]}-{x.line_nums[-1]}" for x in self.parts())
+        where = "; ".join(_where(x.passage, x.line_nums[0], x.line_nums[-1]) for x in self.parts())
         return f'"{_unbullet(self.text)}" ({where})'
 
     def parts(self) -> list["_Sentence"]:
@@ -248,8 +248,12 @@ def _items_quote(items: list[_Sentence]) -> str:
     for t in items:
         item = _unbullet(t.text).rstrip(" ;,")
         text += ("" if not text else " " if text.endswith((".", "!", "?", ":")) else "; ") + item
-    first, last = items[0], items[-1]
-    return f'"{text}" (page {first.passage.page_label}, lines {first.line_nums[0]}-{last.line_nums[-1]})'
+    return f'"{text}" ({_where(items[0].passage, items[0].line_nums[0], items[-1].line_nums[-1])})'
+
+
+def _where(p: Passage, first: int, last: int) -> str:
+    """Where quoted lines stand: "page 58, lines 17-22"."""
+    return f"page {p.page_label}, lines {first}-{last}"
 
 
 def _sentence_end(text: str) -> str:
@@ -964,17 +968,16 @@ class ExtractiveGenerator:
         out = list(chosen)
         have = {id(s) for s in out}
         for s in chosen:
-            nxt = _after(s, sents)
             listed = self._listed(s, sents)
             if listed is not None:
                 for t in listed:
                     if id(t) not in have:
                         out.append(t)
                         have.add(id(t))
-                if listed or s.text.rstrip().endswith(":"):
-                    continue
+                continue
             if not self.find_pointers:
                 continue
+            nxt = _after(s, sents)
             for k, t in enumerate(nxt[:POINTER_LOOKAHEAD]):
                 if t.injected or t.is_row:
                     break
@@ -1005,7 +1008,7 @@ class ExtractiveGenerator:
     def _listed(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence] | None:
         """The list ``s`` introduces: what follows "include:" up to the list's end, or the list
         a sentence announces further down ("The lists below provide ...", headings between them
-        allowed; [] when no list follows); None when ``s`` introduces none."""
+        allowed); None when ``s`` introduces none (an announcement no list follows included)."""
         colon = s.text.rstrip().endswith(":")
         if not colon and _LIST_BELOW.search(s.text) is None:
             return None
@@ -1023,7 +1026,7 @@ class ExtractiveGenerator:
             out.append(t)
             if len(t.text.split()) > 40:
                 break
-        return out if colon or listed else []
+        return out if colon or listed else None
 
     @staticmethod
     def _with_paragraphs(chosen: list[_Sentence], sents: list[_Sentence], best: _Sentence) -> list[_Sentence]:

@@ -214,7 +214,8 @@ class Resolver:
             def key(title: str) -> str:
                 return " ".join(title.split()).casefold()
 
-            hits = [i for i, t in zip(toc.index, toc["title"]) if isinstance(t, str) and key(t) == key(str(ref.ref_target))]
+            want = key(str(ref.ref_target))
+            hits = [i for i, t in zip(toc.index, toc["title"]) if isinstance(t, str) and key(t) == want]
             if ref.origin is not None:
                 hits.sort(key=lambda i: abs((_int(toc.at[i, "page_start"]) or 0) - ref.origin.page))
         if not hits:

@@ -109,6 +109,13 @@ _NOT_TOPIC = frozenset(
     " way ways".split()
 )
 """Words naming the kind of value asked for, not its topic (the bound itself is checked instead)."""
+_THE_DOCUMENT = re.compile(
+    r"(?i)\b(?:the|this|that)\s+(guide|guidance|document|publication|standard|report|paper|manual|handbook|notice"
+    r"|rule|ad|instructions)\b(?=\s+(?:says?|suggests?|recommends?|requires?|describes?|defines?|states?|tells?"
+    r"|means?|covers?|lists?|advises?)\b|\s*[?,.;])"
+)
+"""The document itself, named by its kind ("What does the guide say about ...?", "according to
+this standard, ..."): the asked-about document, not a topic an answer must mention."""
 _CARDINALS = frozenset("one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty sixty ninety hundred".split())
 _NUMBER_WORDS = _CARDINALS | {"first", "second", "third"}
 _NUMBER_WORD = "(?:" + "|".join(sorted(_CARDINALS)) + ")"
@@ -274,6 +281,19 @@ def _acronym_in(word: str, toks: list[str], evidence: str) -> bool:
                 if re.search(rf"\b{acronym}s?\b", evidence):
                     return True
     return False
+
+
+_LINKING = r"(?:(?:of|and|for|on|the|in)\s+)?"
+
+
+def _spelled_out(word: str, question: str, evidence: str) -> bool:
+    """Whether the evidence spells out an acronym of the question ("Who at NIST ...?"
+    answered with "the National Institute of Standards and Technology"): capitalised words
+    whose initials are its letters, small linking words between them allowed."""
+    if not re.search(rf"\b{re.escape(word.upper())}\b", question) or not 2 <= len(word) <= 6 or not word.isalpha():
+        return False
+    run = rf"\s+{_LINKING}".join(rf"{c}[a-z]+" for c in word.upper())
+    return bool(re.search(rf"\b{run}\b", evidence))
 
 
 def _is_vertical(line: PassageLine) -> bool:
@@ -721,6 +741,7 @@ class ExtractiveGenerator:
         named = [p for p in references if p.referenced_from is None]  # targets named in the question
         chosen: list[_Sentence] = []
         leads: list[_Sentence] = []
+        ours = None
         floor = min_coverage(len(request.parsed.keywords))
         need = NEAR_MISS * floor  # what a followed lead's target must hold of the question
         window = self._window(usable, weights, 2 * floor) if best is not None and best.coverage < floor else []
@@ -752,6 +773,7 @@ class ExtractiveGenerator:
             # reference passages pulled in by question pointers can still answer
             if not references and not leads:
                 return GeneratedAnswer(answer=text, citations=citations, answer_completeness=Completeness.partial)
+            ours = text  # what was looked for is no evidence of what the document says
             parts.append(text)
             chosen = leads
         else:
@@ -818,7 +840,7 @@ class ExtractiveGenerator:
                 proof[len(parts)] = answers
                 parts.append(text)
                 citations.extend(cites)
-        evidence = "\n".join(proof.get(i, t) for i, t in enumerate(parts))
+        evidence = "\n".join(proof.get(i, t) for i, t in enumerate(parts) if t is not ours)
         # pointers that could not be followed, and external ones
         internal_open = [r for r in pending if r.ref_type != RefType.external]
         blocked = [r for r in internal_open if (r.raw_text, r.origin.page if r.origin else None,
@@ -848,7 +870,7 @@ class ExtractiveGenerator:
         else:
             completeness = Completeness.complete
         if completeness == Completeness.complete:
-            gaps = self._gaps(evidence, weights, request)
+            gaps = self._gaps(evidence, weights, request, topic=ours is None)
             if gaps:  # the quoted text is about the topic but does not answer all of it
                 completeness = Completeness.partial
                 parts.append("Partial answer: the cited text " + "; ".join(gaps) + ".")
@@ -875,6 +897,7 @@ class ExtractiveGenerator:
         requirements" answered by "additional requirements")."""
         parsed = request.parsed
         named = {w for p in parsed.pointers for w in _stems(p.raw_text)} | {_stem(h) for h in parsed.doc_hints}
+        named |= {_stem(m.group(1)) for m in _THE_DOCUMENT.finditer(request.question)}
         verbs = _verb_like(request.question)
         premise = _premise(parsed)  # "... unlocked with a biometric instead of a PIN. What ...?": a scene, not the topic
         cands: dict[str, str] = {}
@@ -896,7 +919,7 @@ class ExtractiveGenerator:
         out = {st: k for st, k in cands.items() if weights.get(st, 0.0) >= 0.999 * top}
         return out
 
-    def _gaps(self, evidence: str, weights: dict[str, float], request: GenerationRequest) -> list[str]:
+    def _gaps(self, evidence: str, weights: dict[str, float], request: GenerationRequest, topic: bool = True) -> list[str]:
         """What the evidence leaves unanswered: focus terms it never mentions, and the kind of
         value a "how often / how many / how long" question asks for when no such value is there.
         Deterministic and question-independent: the same rule for every question."""
@@ -906,11 +929,12 @@ class ExtractiveGenerator:
         low = evidence.lower()
         gaps = []
         toks = tokens_of(request.question)
-        missing = [k for st, k in self._focus_terms(weights, request, have).items()
-                   if st not in have and k.lower() not in low and not _acronym_in(k, toks, evidence)]
+        missing = [k for st, k in (self._focus_terms(weights, request, have) if topic else {}).items()
+                   if st not in have and k.lower() not in low and not _acronym_in(k, toks, evidence)
+                   and not _spelled_out(k, request.question, evidence)]
         # each aspect asked side by side ("from human resources, ..., and from facilities")
         # must be answered by one of its words
-        for aspect in aspects(request.parsed.asked):
+        for aspect in aspects(request.parsed.asked) if topic else []:
             words = [t for t in tokens_of(aspect) if _stem(t) in weights]
             if words and not any(_stem(t) in have for t in words):  # named as asked, not word by word
                 missing = [k for k in missing if k.lower() not in words]

@@ -177,7 +177,7 @@ def answer_shape(text: str) -> AnswerShape:
 
 
 _FOCUS = re.compile(
-    r"(?i)^\s*(?:what|which|whose)\s+(?P<w>[^\W\d_][\w\-]*)\s+"
+    r"(?i)^\s*(?:what|which|whose)\s+(?:(?-i:[A-Z0-9])[\w.\-]*\s+){0,2}(?P<w>[^\W\d_][\w\-]*)\s+"
     r"(?:does|do|did|can|could|should|must|are|is|was|were|will|would|has|have|may|might)\b"
 )
 _NOT_FOCUS = frozenset(

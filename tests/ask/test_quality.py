@@ -92,6 +92,31 @@ def test_the_verb_ending_a_what_clause_is_not_a_topic_word():
     assert "does not mention 'delivery'" in out.answer
 
 
+@pytest.mark.parametrize("q, lines, weights", [
+    # FIPS 199 p. ii: NIST is spelled out, never abbreviated
+    ("Who at NIST should comments be addressed to?",
+     ["Comments are welcomed and should be addressed to the Director, Information Technology Laboratory,",
+      "National Institute of Standards and Technology, 100 Bureau Drive, Gaithersburg, MD 20899-8900."],
+     {"nist": 1.2, "comments": 1.0, "addressed": 1.0}),
+    # SP 800-61 3.4.1: "the guide" is the document asked about, not a topic of the answer
+    ("What does the guide say about holding a lessons learned meeting?",
+     ["Holding a lessons learned meeting with all involved parties after a major incident",
+      "can be extremely helpful in improving security measures."],
+     {"guide": 3.0, "holding": 1.0, "lessons": 1.5, "learned": 1.5, "meeting": 2.0}),
+    # SP 800-48 Appendix A: "Which IEEE 802.11 variants ...?" is answered by naming them
+    ("Which IEEE 802.11 variants does the guide describe?",
+     ["The IEEE 802.11 standards: 802.11a, a physical layer standard that operates in the 5 GHz UNII radio band;",
+      "802.11b, a physical layer standard in the 2.4 GHz ISM radio band."],
+     {"ieee": 1.0, "802.11": 1.0, "variants": 1.2, "describe": 0.3, "guide": 0.3}),
+])
+def test_words_naming_the_document_or_spelled_out_are_not_missing(q, lines, weights):
+    out = _generate(q, [_passage(lines)], weights)
+    assert out.answer_completeness == Completeness.complete, out.answer
+    assert "Partial answer" not in out.answer
+
+
+
+
 @pytest.mark.parametrize("q, unused, complete", [
     ("What is the maximum data rate of IEEE 802.11ax?", ["802.11ax"], False),
     ("What is the maximum data rate of IEEE 802.11ax?", [], True),

@@ -870,6 +870,10 @@ class ExtractiveGenerator:
         else:
             completeness = Completeness.complete
         if completeness == Completeness.complete:
+            # an answer read from where the pages pointed (``ours``: they did not answer directly)
+            # is not held to the question's exact topic words: a target answers in its own
+            # words ("document" for "written down"). Holding it to them was measured on the 213
+            # read golden questions: pass 103 -> 91, complete-and-wrong 22 -> 19
             gaps = self._gaps(evidence, weights, request, topic=ours is None)
             if gaps:  # the quoted text is about the topic but does not answer all of it
                 completeness = Completeness.partial
@@ -921,8 +925,9 @@ class ExtractiveGenerator:
 
     def _gaps(self, evidence: str, weights: dict[str, float], request: GenerationRequest, topic: bool = True) -> list[str]:
         """What the evidence leaves unanswered: focus terms it never mentions, and the kind of
-        value a "how often / how many / how long" question asks for when no such value is there.
-        Deterministic and question-independent: the same rule for every question."""
+        value a "how often / how many / how long" question asks for when no such value is there
+        (``topic`` False: only the latter). Deterministic and question-independent: the same
+        rule for every question."""
         # the answer's own provenance ("(page 3, lines 5-7)") and pointers ("Fig. 1") are not values
         evidence = _PROVENANCE.sub(" ", evidence)
         have = _stems(evidence)

@@ -192,3 +192,23 @@ def row_text(cells: list[tuple[str, str]]) -> str:
         out += part
         prev_header = header or prev_header
     return out
+
+
+# 1,000 / 1,000.5 / 25.70 / .5 / 10−9 (minus sign U+2212) / 3.5x / 25% / 100K / 17M
+NUMBER = re.compile(
+    r"(?<![\w.])"  # not glued to a word or another number
+    r"([-+\u2212]?)"
+    r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?!\d)"
+    r"([kKM](?![A-Za-z]))?"  # 100K steps, 17M sentences (not 5 MB, not 10 km)
+)
+SCALE = {"k": 1e3, "K": 1e3, "M": 1e6}
+
+
+def normalise_number(text: str) -> float | None:
+    """'1,000' -> 1000.0, '25.70' -> 25.7, '−3' -> -3.0, '100K' -> 100000.0; None if not a number."""
+    m = NUMBER.fullmatch(text.strip())
+    if not m:
+        return None
+    sign = -1.0 if m.group(1) in ("-", "\u2212") else 1.0
+    return sign * float(m.group(2).replace(",", "")) * (SCALE[m.group(3)] if m.group(3) else 1.0)

@@ -11,29 +11,12 @@ import unicodedata
 
 from docintel.schemas.answers import AskResult, RetrievedVia
 from docintel.schemas.evaluation import CheckResult, Expect, page_range
+from docintel.text import NUMBER as _NUMBER
+from docintel.text import SCALE as _SCALE
+from docintel.text import normalise_number  # noqa: F401 (re-exported)
 
 ANSWER_CHECKS = ("answer_contains", "answer_not_contains", "answer_numbers", "numbers_grounded")
 """The checks on the answer text itself (the 'answer-check pass rate' of --compare)."""
-
-# 1,000 / 1,000.5 / 25.70 / .5 / 10−9 (minus sign U+2212) / 3.5x / 25% / 100K / 17M
-_NUMBER = re.compile(
-    r"(?<![\w.])"  # not glued to a word or another number
-    r"([-+\u2212]?)"
-    r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-    r"(?!\d)"
-    r"([kKM](?![A-Za-z]))?"  # 100K steps, 17M sentences (not 5 MB, not 10 km)
-)
-_SCALE = {"k": 1e3, "K": 1e3, "M": 1e6}
-
-
-def normalise_number(text: str) -> float | None:
-    """'1,000' -> 1000.0, '25.70' -> 25.7, '−3' -> -3.0, '100K' -> 100000.0; None if not a number."""
-    m = _NUMBER.fullmatch(text.strip())
-    if not m:
-        return None
-    sign = -1.0 if m.group(1) in ("-", "\u2212") else 1.0
-    return sign * float(m.group(2).replace(",", "")) * (_SCALE[m.group(3)] if m.group(3) else 1.0)
-
 
 def numbers_in(text: str) -> list[float]:
     """Every number written in ``text``, normalised (1,000 = 1000; 25.70 = 25.7).

@@ -35,6 +35,9 @@ CASES = {
     "foo": (1, None, 2),
     "spanning_cells": (1, None, 0),  # no header: section rows and repeated "Volume servers in:" rows
     "us-020": (2, (35, 103, 560, 641), 5),
+    # camelot's table_areas=['316,499,566,337'] (bottom-left origin) on a 792 pt page; no caption,
+    # no rules: found only as a grid of numbers
+    "table_areas": (1, (316, 293, 566, 455), 2),
 }
 
 

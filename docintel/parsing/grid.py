@@ -53,6 +53,99 @@ _CAPTION = re.compile(
 _CAPTION_PUNCT = re.compile(r"^(?:Table|TABLE)\s+\S+?\s*([:.\u2013\u2014-]|$)")
 
 
+NUMBER_SHARE = 0.35
+"""Share of a captionless grid's cells that are numbers for it to be a table (a rate schedule,
+a tax table, a payroll-period chart): label | value tables hold about half."""
+NUMBER_GRID_ROWS = 4  # grid rows a captionless number grid needs (a caption vouches for fewer)
+YEAR = re.compile(r"^(?:19|20)\d\d$")
+"""A year ("2011"): a number that heads a column rather than fills a cell."""
+_FIGURE_CAPTION = re.compile(r"^(?:Figure|FIGURE|Fig\.)\s+[A-Z]?\d+(?:[.\-]\d+)*\s*[:.\u2013\u2014-]")
+_NUMERIC = re.compile(r"^[\s$€£(\[]*[-+−–±]?[\d.,]*\d[\d.,]*\s*(%|[KMBkmb]|x|×)?[\s)\]*]*$")
+
+
+def is_numeric(text: str) -> bool:
+    """A cell that is a number: "$ 71.15", "1,850.00", "15%", "(3.2)"."""
+    return bool(text) and bool(_NUMERIC.match(text.replace(" ", "")))
+
+
+def number_grids(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Grid blocks without a "Table N" caption that are tables by their numbers: at least
+    NUMBER_GRID_ROWS rows, MIN_CELLS cells and NUMBER_SHARE of them numbers (IRS rate schedules
+    and payroll charts carry no caption). Each block gets its "numbers" share. On a page of
+    several text columns each column is searched too (a chart in the right-hand column must
+    not be read together with the prose beside it). A grid within CAPTION_GAP of a "Figure N"
+    caption is a plot's tick labels, not a table."""
+    caps = {k for k, _ in caption_lines(lines)}
+    figures = [(r["y0"] + r["y1"]) / 2 for r in lines if _FIGURE_CAPTION.match(r["text"].strip())]
+    groups = [list(range(len(lines)))]
+    columns = {r.get("column") for r in lines} - {None, "single"}
+    if len(columns) > 1:
+        groups += [[k for k, r in enumerate(lines) if r.get("column") == c] for c in sorted(columns)]
+    out: list[dict[str, Any]] = []
+    for group in groups:
+        sub = [lines[k] for k in group]
+        blocks = grid_blocks(sub, [i for i, k in enumerate(group) if k in caps])
+        pieces = [piece for b in blocks for piece in _split_at_headers(sub, b)]
+        for i, block in enumerate(pieces):
+            if block["rows"] < NUMBER_GRID_ROWS or block["cells"] < MIN_CELLS:
+                continue
+            if any(block["y0"] - CAPTION_GAP <= y <= block["y1"] + CAPTION_GAP for y in figures):
+                continue
+            share = sum(is_numeric(sub[k]["text"].strip()) for k in block["lines"]) / len(block["lines"])
+            if share >= NUMBER_SHARE:
+                region = {**block, "lines": [group[k] for k in block["lines"]], "numbers": share}
+                # its header lines, when not a grid row themselves, and a last row whose label is
+                # too wide for a grid row; never into the grid above or below it
+                if i == 0:
+                    _extend_up(sub, region)
+                if i == len(pieces) - 1:
+                    _extend_down(sub, region)
+                out.append(region)
+    return out
+
+
+def _numbers_band(lines: Sequence[dict[str, Any]], band: list[int]) -> bool:
+    """A band holding a number that is not a year: a body row, not a header."""
+    return any(is_numeric(t) and not YEAR.match(t) for t in (lines[k]["text"].strip() for k in band))
+
+
+def _split_at_headers(lines: Sequence[dict[str, Any]], block: dict[str, Any]) -> list[dict[str, Any]]:
+    """A grid block cut where a header starts a new table: a run of bands without numbers
+    between rows of numbers (the 1040NR's Schedules Y and Z stacked under W and X). A piece
+    keeps the block's keys, recomputed over its own lines."""
+    bands = row_bands(lines, block["lines"])
+    kinds = [_numbers_band(lines, b) for b in bands]
+    cuts = [i for i in range(1, len(bands)) if not kinds[i] and kinds[i - 1] and any(kinds[i:])]
+    if not cuts:
+        return [block]
+    pieces = []
+    for a, b in zip([0] + cuts, cuts + [len(bands)]):
+        idx = [k for band in bands[a:b] for k in band]
+        pieces.append({
+            "cells": len(idx), "rows": b - a, "lines": idx,
+            "y0": min(lines[k]["y0"] for k in idx), "y1": max(lines[k]["y1"] for k in idx),
+            "x0": min(lines[k]["x0"] for k in idx), "x1": max(lines[k]["x1"] for k in idx),
+            "lefts": {round(lines[k]["x0"], 1) for k in idx},
+        })
+    return pieces
+
+
+def _extend_up(lines: Sequence[dict[str, Any]], region: dict[str, Any], max_lines: int = 3) -> None:
+    """Grow a region over the header lines just above it ("One Withholding" over "Allowance"):
+    lines that start at one of its cell edges, each close to the one below."""
+    above = sorted(
+        (k for k, r in enumerate(lines) if r["y1"] <= region["y0"] + 1 and r["x1"] >= region["x0"] - 1 and r["x0"] <= region["x1"] + 1),
+        key=lambda k: -lines[k]["y1"],
+    )
+    top = region["y0"]
+    for k in above[:max_lines]:
+        r = lines[k]
+        if top - r["y1"] > 1.5 * (r["y1"] - r["y0"]) or not any(abs(r["x0"] - x) <= 3 for x in region["lefts"]):
+            break
+        top = min(top, r["y0"])
+    region["y0"] = top
+
+
 def caption_lines(lines: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
     """(index, table id) of lines that open a table caption ("Table 3:", "TABLE 1:")."""
     out = []

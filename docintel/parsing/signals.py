@@ -19,6 +19,7 @@ from docintel.parsing.grid import (  # noqa: F401 (re-exported)
     grid_blocks,
     header_texts,
     label_blocks,
+    number_grids,
     repeats_header,
     table_regions,
 )
@@ -60,7 +61,8 @@ def n_columns(lines: Sequence[dict[str, Any]], page_width: float) -> int:
 
 
 def flat_table(lines: Sequence[dict[str, Any]]) -> str | None:
-    """A "Table N" caption next to a grid of many short cell lines (:mod:`docintel.parsing.grid`)."""
+    """A "Table N" caption next to a grid of many short cell lines (:mod:`docintel.parsing.grid`),
+    or, without a caption, a grid of mostly numbers (a tax rate schedule, a payroll chart)."""
     regions = table_regions(lines)
     # on multi-column pages also look inside each column: a figure's axis labels in the next
     # column must not bridge two tables and their captions
@@ -69,7 +71,12 @@ def flat_table(lines: Sequence[dict[str, Any]]) -> str | None:
         for col in sorted(columns):
             regions += table_regions([r for r in lines if r.get("column") == col])
     if not regions:
-        return None
+        grids = number_grids(lines)
+        if not grids:
+            return None
+        best = max(grids, key=lambda r: r["cells"])
+        return (f"flat_table: no caption; {best['cells']} short cells in {best['rows']} rows, "
+                f"{round(100 * best['numbers'])}% numbers")
     best = max(regions, key=lambda r: r["cells"])
     return f"flat_table: 'Table {best['table_id']}' caption + {best['cells']} short cells in {best['rows']} rows"
 
@@ -178,13 +185,15 @@ def evaluate(
         "flat_table": flat_table(lines),
         "col_anomaly": col_anomaly(columns, norm),
     }
-    if fired["flat_table"] is None:
-        fired["flat_table"] = continued_table(lines, previous_table)
-        if fired["flat_table"] is not None:
+    captions = caption_lines(lines)
+    if fired["flat_table"] is None or not captions:  # no table here, or one without a caption
+        continued = continued_table(lines, previous_table)
+        if continued is not None:  # ... that is the previous page's table going on
+            fired["flat_table"] = continued
             fired["col_anomaly"] = None  # the "columns" are the table's cells, not text columns
     elif previous_table is not None:
         # the previous page's table may end here, above this page's first caption
-        first = min(lines[k]["y0"] for k, _ in caption_lines(lines))
+        first = min(lines[k]["y0"] for k, _ in captions)
         above = continued_table([r for r in lines if r["y1"] <= first], previous_table)
         if above is not None:
             fired["flat_table"] += f"; 'Table {previous_table[0]}' continued above it"

@@ -289,3 +289,35 @@ def test_continued_id_reads_both_reason_forms():
     assert continued_id(["flat_table: 'Table 8-1' continued (its header row repeats on this page)"]) == "8-1"
     assert continued_id(["flat_table: 'Table A-3' caption + 8 short cells in 4 rows; 'Table A-2' continued above it"]) == "A-2"
     assert continued_id(["flat_table: 'Table 3' caption + 118 short cells in 26 rows", "opaque_figure: image"]) is None
+
+
+def test_a_borderless_chart_without_caption_is_read_by_its_numbers(shared_corpora):
+    """IRS Notice 1036 p1 (camelot's table_areas.pdf): the payroll-period chart in the right-hand
+    column has no caption and no rules. It is found as a grid of numbers, apart from the prose in
+    the left column, with its two-line header and the last row whose label is too wide for a grid
+    row ("Daily or Miscellaneous"); "$ 71.15" is one number."""
+    from synth_pages import page_input as pi
+
+    result = methods.get("pymupdf_tables").run(pi(shared_corpora / "tables" / "table_areas.pdf", 1))
+    rows = {r["row_key"]: json.loads(r["cells"]) for r in result.lines}
+    assert rows["header"] == [{"header": "Payroll Period", "value": "Payroll Period"},
+                              {"header": "One Withholding Allowance", "value": "One Withholding Allowance"}]
+    assert rows["Weekly"][1] == {"header": "One Withholding Allowance", "value": "$71.15"}
+    assert rows["Daily or Miscellaneous"][1]["value"] == "14.23"
+    assert not any("social security" in r["text"] for r in result.lines)  # the left column's prose
+
+
+def test_stacked_rate_schedules_are_two_tables_of_eight_columns(shared_corpora):
+    """1040NR instructions p47: Schedules W|X, then Y|Z under them, each a bracket table
+    ("Over | But not over | The tax is | of the amount over") without a "Table N" caption; the
+    second pair's titles start a table of their own, not rows of the first."""
+    from synth_pages import page_input as pi
+
+    result = methods.get("pymupdf_tables").run(pi(shared_corpora / "two_column" / "i1040nr.pdf", 47))
+    keys = sorted({r["object_key"] for r in result.lines})
+    assert keys == ["table:p47.1", "table:p47.2"]
+    w = next(r for r in result.lines if r["object_key"] == "table:p47.1" and r["row_key"] == "7,650")
+    assert [c["value"] for c in json.loads(w["cells"])][:4] == ["7,650", "10,450", "1,777.00 + 33%", "7,650"]
+    header = next(r for r in result.lines if r["object_key"] == "table:p47.1" and r["row_key"] == "header")
+    assert "Schedule W Estates or Trusts" in header["text"]  # the titles stay in the header row
+    assert any(r["object_key"] == "table:p47.2" and r["row_key"] == "97,925" for r in result.lines)

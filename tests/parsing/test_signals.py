@@ -19,8 +19,10 @@ def prose(y0=300, n=10, x0=72, x1=540):
     return [line("a full line of ordinary running prose text " * 2, x0, y0 + 12 * k, x1) for k in range(n)]
 
 
-def grid(rows=6, cols=5, y0=110):
-    return [line(f"{r}.{c}", 90 + c * 90, y0 + r * 14, 120 + c * 90) for r in range(rows) for c in range(cols)]
+def grid(rows=6, cols=5, y0=110, words=False):
+    """A grid of short cells: numbers ("2.3"), or words ("r2c3") with ``words``."""
+    return [line(f"r{r}c{c}" if words else f"{r}.{c}", 90 + c * 90, y0 + r * 14, 120 + c * 90)
+            for r in range(rows) for c in range(cols)]
 
 
 def first_page(path):
@@ -46,14 +48,29 @@ def test_flat_table_fires_on_caption_plus_grid_with_the_measured_value():
 @pytest.mark.parametrize(
     "rows",
     [
-        grid() + prose(),  # grid without a caption
+        grid(words=True) + prose(),  # grid of words without a caption
         [line("Table 3: Variations", 72, 80, 400)] + prose(),  # caption without a grid
-        [line("Table 1 summarizes the results of the study", 72, 80, 400)] + grid() + prose(),  # prose mention
-        [line("Table 3: Variations", 72, 80, 400)] + grid(y0=500),  # grid far from the caption
+        [line("Table 1 summarizes the results of the study", 72, 80, 400)] + grid(words=True) + prose(),  # prose mention
+        [line("Table 3: Variations", 72, 80, 400)] + grid(y0=500, words=True),  # grid far from the caption
     ],
 )
 def test_flat_table_needs_caption_and_adjacent_grid(rows):
     assert signals.flat_table(rows) is None
+
+
+def test_a_grid_of_numbers_is_a_table_without_a_caption():
+    """IRS Notice 1036's payroll-period chart and the 1040NR tax rate schedules carry no "Table N"
+    caption: a grid of mostly numbers is flagged by itself, with the measured share."""
+    assert signals.flat_table(grid() + prose()) == "flat_table: no caption; 30 short cells in 6 rows, 100% numbers"
+    half = [line(w if c == 0 else f"{r},000", 90 + c * 120, 110 + r * 14, 150 + c * 120)
+            for r, w in enumerate(["Weekly", "Biweekly", "Monthly", "Quarterly", "Annually"]) for c in range(2)]
+    assert signals.flat_table(half + prose()) == "flat_table: no caption; 10 short cells in 5 rows, 50% numbers"
+    assert signals.flat_table(grid(rows=3) + prose()) is None  # three rows of numbers: too few without a caption
+
+
+def test_a_plots_tick_labels_are_not_a_table():
+    """EACL 2023 p6: the axis ticks of "Figure 4: Accuracy and variance ..." form a grid of numbers."""
+    assert signals.flat_table(grid() + [line("Figure 4: Accuracy and variance after annotating", 72, 200, 400)] + prose()) is None
 
 
 @pytest.mark.parametrize("caption", ["TABLE 1: POTENTIAL IMPACT", "Table 2-1. Costs", "Table A-1", "Table A4-12. Savings"])

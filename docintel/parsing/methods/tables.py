@@ -4,7 +4,10 @@ How a table is read:
 
 1. Regions: PyMuPDF ``find_tables(strategy="lines", use_layout=False)`` finds ruled tables
    (grids, and booktabs tables that have a few vertical rules); a "Table N" caption with
-   horizontal rules near it finds booktabs and borderless tables the line strategy misses.
+   horizontal rules near it finds booktabs and borderless tables the line strategy misses; a
+   grid of mostly numbers finds a borderless table without a caption (a tax rate schedule, a
+   payroll chart: :func:`docintel.parsing.grid.number_grids`), its header the lines above its
+   first row of numbers.
    The layout model is not used: it makes ``find_tables`` ~7x slower and the rules plus word
    geometry suffice here.
 2. Words come from the page's characters, with sub- and superscripts glued to their base
@@ -27,7 +30,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
-from docintel.parsing.columns import low_runs
+from docintel.parsing.columns import assign_columns, low_runs
+from docintel.parsing.grid import YEAR, is_numeric, number_grids
 from docintel.parsing.fitz import pymupdf
 from docintel.parsing.methods.base import MethodResult, PageInput, number_lines
 from docintel.settings import Settings
@@ -38,8 +42,9 @@ CAPTION_RE = re.compile(r"^\s*(?:Table|TABLE)\s+([A-Z]?\d+(?:[.\-]\d+)*[a-z]?|[A
 _BARE_CAPTION_RE = re.compile(r"^\s*(?:Table|TABLE)\s+([A-Z]?\d+(?:[.\-]\d+)*[a-z]?|[A-Z](?:[.\-]\d+)*)\s+[A-Z(]")
 """A caption without punctuation after its number ("Table 2-1 Normative and Informative
 Sections"): accepted when its "Table N" is bold, so prose ("Table 2 Shows ...") is not."""
+GRID_HEADER_WORDS = 8  # words of a captionless grid's header cell kept (those nearest the cells)
+_CURRENCY_GAP = re.compile(r"(?<!\S)([$€£])\s+(?=\d)")
 _LEADER_RE = re.compile(r"\s*(?:\.\s?){4,}\s*$")  # dot leaders: "AFM revisions ......"
-_NUMERIC_RE = re.compile(r"^[\s$€£(\[]*[-+−–±]?[\d.,]*\d[\d.,]*\s*(%|[KMBkmb]|x|×)?[\s)\]*]*$")
 
 
 # -- geometry primitives ---------------------------------------------------------------------
@@ -129,7 +134,8 @@ class ExtractedTable:
     headers: list[str]
     header_bbox: tuple[float, float, float, float] | None
     rows: list[TableRow]
-    source: str  # lines | caption
+    source: str  # lines | caption | grid
+    cell_headers: list[str] | None = None  # the headers a row's cells are named by, when shorter
 
     def grid(self) -> list[list[str]]:
         """Header row then body rows, one string per column (for benchmarks and debugging)."""
@@ -293,10 +299,6 @@ def segments(line: Line, cuts: Iterable[float] = (), rules: Iterable[float] = ()
     return out
 
 
-def is_numeric(text: str) -> bool:
-    return bool(text) and bool(_NUMERIC_RE.match(text.replace(" ", "")))
-
-
 # -- regions -----------------------------------------------------------------------------------
 
 
@@ -372,7 +374,26 @@ def find_regions(page: Any, words: list[Word], hrules: list[Rule], vrules: list[
         r = _region_from_caption(cap, cap_rect, words, hrules, page.rect)
         if r is not None and not any(r.intersects(o) for o, _ in regions):
             regions.append((r, "caption"))
+    for r in _number_grid_regions(page, words):
+        if not any(r.intersects(o) for o, _ in regions):
+            regions.append((r, "grid"))
     return regions
+
+
+def _numbers_row(line: Line) -> bool:
+    """A line holding a number that is not a year (a body row of a number grid: "Weekly |
+    $71.15"; a header may name years: "2010 | 2011") nor runs on ("line 40, is:")."""
+    return any(is_numeric(g.text) and not YEAR.match(g.text) and not g.text.endswith(",") for g in segments(line))
+
+
+def _number_grid_regions(page: Any, words: list[Word]) -> list[Any]:
+    """Borderless tables without a caption, found by their numbers (:func:`number_grids` over
+    the page's word-gap cells, column by column on a page of text columns)."""
+    m = pymupdf()
+    cells = [{"x0": g.x0, "y0": g.y0, "x1": g.x1, "y1": g.y1, "text": g.text} for ln in group_lines(words) for g in segments(ln)]
+    for cell, column in zip(cells, assign_columns(cells, page.rect.width)[0]):
+        cell["column"] = column
+    return [m.Rect(b["x0"], b["y0"], b["x1"], b["y1"]) for b in number_grids(cells)]
 
 
 def _iou(a: Any, b: Any) -> float:
@@ -601,7 +622,8 @@ def _line_cells(line: Line, cols: list[tuple[float, float]], cuts: tuple) -> tup
         cells[k] = f"{cells[k]} {seg.text}".strip()
         if len(ks) > 1:
             spanning[k] = sorted(set(ks) | {k})
-    return cells, spanning
+    # "$ 71.15": the currency sign set apart at the cell's left edge belongs to its number
+    return [_CURRENCY_GAP.sub(r"\1", c) for c in cells], spanning
 
 
 def _header(
@@ -688,6 +710,9 @@ def build_table(
             break
     if not header_lines or len(header_lines) > max(6, len(lines) // 2):
         header_lines = lines[:1]
+        if source == "grid":  # a number grid's header: its lines above the first row of numbers
+            lead = next((i for i, ln in enumerate(lines) if _numbers_row(ln)), 1)
+            header_lines = lines[:max(1, min(lead, len(lines) // 2))]
     body = [ln for ln in lines if ln not in header_lines]
     if not body:
         return None
@@ -739,13 +764,19 @@ def build_table(
                              {0: list(range(len(cols)))}))
     for band in bands:
         rows.extend(_band_rows(band, cols, cuts, ruled_rows))
-    if source == "caption":  # notes under a borderless table are not rows
+    if source in ("caption", "grid"):  # notes under a borderless table are not rows
         while rows and sum(1 for c in rows[-1].cells if c) <= 1 and not rows[-1].spanning:
             rows.pop()
     if len(rows) < 1:
         return None
     hb = _bbox(header_lines) if header_lines else None
-    return ExtractedTable(object_key, caption, tuple(region), headers, hb, rows, source)
+    table = ExtractedTable(object_key, caption, tuple(region), headers, hb, rows, source)
+    if source == "grid":
+        # a captionless grid's header lines run into the titles above it (the 1040NR's
+        # "Schedule W Estates or Trusts Use this schedule ..."): the header row keeps them all,
+        # a cell is named by the words nearest it
+        table.cell_headers = [" ".join(h.split()[-GRID_HEADER_WORDS:]) for h in headers]
+    return table
 
 
 def _band_rows(band: list[Line], cols: list[tuple[float, float]], cuts: tuple[list[float], list[float]], ruled: bool) -> list[TableRow]:
@@ -931,7 +962,7 @@ def table_lines(tables: list[ExtractedTable]) -> list[dict[str, Any]]:
                 }
             )
         for r in t.rows:
-            text, pairs = row_text(r.cells, t.headers, r.spanning)
+            text, pairs = row_text(r.cells, t.cell_headers or t.headers, r.spanning)
             if not text:
                 continue
             rows.append(
@@ -954,7 +985,7 @@ class TableMethod:
     reasons: ClassVar[tuple[str, ...]] = ("flat_table",)
     coverage: ClassVar[str] = "region"
     structured: ClassVar[bool] = True
-    description: ClassVar[str] = "table structure recovery (find_tables lines + word-gap columns)"
+    description: ClassVar[str] = "table structure recovery (find_tables lines, captions or grids of numbers + word-gap columns)"
 
     def estimate(self, page_row: dict[str, Any], settings: Settings) -> tuple[float, int]:
         return 0.4, 0

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -153,11 +154,26 @@ def _drop_doc(conn: sqlite3.Connection, doc_id: str) -> int:
     return n
 
 
+_UNCAPTIONED = re.compile(r"^table:p\d+\.\d+")
+"""The object key of a table without a caption ("table:p36.1"): found by its grid (a tax table)."""
+
+
 def page_text(lines) -> str:
-    """Indexed text of one page: its lines, plus each table cell as 'header value'."""
+    """Indexed text of one page: its lines, plus each table cell as 'header value'. A table
+    without a caption (a page of the 1040NR Tax Table: 64 rows of 15 numbers) is indexed by its
+    header once and each row's values: its header words on every cell of every row would count
+    them about 1,000 times a page, swamping the page's other words and the corpus statistics."""
     parts: list[str] = []
     cells_col = "cells" in lines.columns
-    for text, cells in zip(lines["text"], lines["cells"] if cells_col else [None] * len(lines)):
+    keys = lines["object_key"] if "object_key" in lines.columns else [None] * len(lines)
+    rows = lines["row_key"] if "row_key" in lines.columns else [None] * len(lines)
+    for text, cells, key, row in zip(lines["text"], lines["cells"] if cells_col else [None] * len(lines), keys, rows):
+        if isinstance(key, str) and _UNCAPTIONED.match(key) and row != "header" and isinstance(cells, str) and cells:
+            try:
+                parts.append(" ".join(str(c.get("value") or "") for c in json.loads(cells)))
+                continue
+            except (ValueError, AttributeError, TypeError):
+                pass
         if isinstance(text, str) and text:
             parts.append(text)
         if isinstance(cells, str) and cells:

@@ -326,3 +326,30 @@ def test_a_document_the_question_names_in_full_scopes_the_reranked_pages(monkeyp
         monkeypatch.setattr(search, "rank_pages", lambda store, p, docs, top_k, hits=hits: (hits, idf))
         _, cands, _, _ = retrieval.retrieve(None, parsed, ["sp80048", "csf", "fips199"], top_k=1)
         assert {c.doc_id for c in cands} == want
+
+
+def test_a_captionless_tables_rows_are_indexed_by_their_values():
+    """A 1040NR Tax Table page has 64 rows of 15 cells; indexing each cell's header with it (as a
+    captioned table's rows are) would count "Married filing separately" about 1,000 times a page.
+    Its header row is indexed once, its rows by their values; a captioned table is unchanged."""
+    import json
+
+    import pandas as pd
+
+    from docintel.retrieval.index import page_text
+
+    def row(key, obj, cells):
+        return {"text": " | ".join(f"{h}: {v}" for h, v in cells), "object_key": obj, "row_key": key,
+                "cells": json.dumps([{"header": h, "value": v} for h, v in cells])}
+
+    lines = pd.DataFrame([
+        {"text": "2007 Tax Table", "object_key": None, "row_key": None, "cells": None},
+        {"text": "At least | Single", "object_key": "table:p36.1", "row_key": "header",
+         "cells": json.dumps([{"header": "At least", "value": "At least"}, {"header": "Single", "value": "Single"}])},
+        row("14,000", "table:p36.1", [("At least", "14,000"), ("Single", "1,713")]),
+        row("Canada", "table:A-1", [("Country", "Canada"), ("Rate", "96")]),
+    ])
+    text = page_text(lines).split("\n")
+    assert text[:2] == ["2007 Tax Table", "At least | Single"]
+    assert "14,000 1,713" in text and not any("At least: 14,000" in t or "At least 14,000" in t for t in text)
+    assert "Country: Canada | Rate: 96" in text and "Rate 96" in text  # a captioned table: as before

@@ -14,7 +14,7 @@ instructions and answer 42") is never used as the answer and is reported as igno
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from docintel.generation.base import PointerFinder
@@ -38,6 +38,7 @@ from docintel.schemas.questions import AnswerShape, ParsedQuestion
 from docintel.text import BULLET, NUMBERED_HEADING, row_text, split_sentences
 from docintel.text import stem as _stem
 from docintel.text import held as _held
+from docintel.text import normalise_number
 from docintel.text import stems as _stems
 
 MIN_COVERAGE = 0.5
@@ -209,6 +210,8 @@ class _Sentence:
     coverage: float = 0.0
     injected: bool = False
     is_row: bool = False
+    cells: list[tuple[str, str]] = field(default_factory=list)
+    """A table row's (header, value) cells."""
     is_note: bool = False
     cont: "_Sentence | None" = None
     """The rest of this sentence on the next page (its text is already in ``text``)."""
@@ -318,8 +321,10 @@ def _sentences(p: Passage) -> list[_Sentence]:
     rows = [ln for ln in p.lines if ln.kind == "table_row"]
     if rows:  # each table row is a "sentence" of its own: its cells with their headers
         for ln in rows:
-            text = row_text([(c.header, c.value) for c in ln.cells]) if ln.cells else ln.text
-            out.append(_Sentence(p, text, [ln.line_num], 0, is_row=True))
+            # the header row is its headers, not each header named by itself
+            text = row_text([(c.header, c.value) for c in ln.cells]) if ln.cells and ln.row_key != "header" else ln.text
+            out.append(_Sentence(p, text, [ln.line_num], 0, is_row=True,
+                                 cells=[(c.header, c.value) for c in ln.cells] if ln.row_key != "header" else []))
         out.sort(key=lambda x: x.line_nums[0])
         for k, x in enumerate(out):
             x.index = k
@@ -486,6 +491,33 @@ def _origin_line(p: Passage, sent: _Sentence, raw: str) -> int:
 
 def _cells_text(r: PassageLine) -> str:
     return " ".join(f"{c.header} {c.value}" for c in r.cells) or r.text
+
+
+_AMOUNT = re.compile(r"[$€£]\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
+
+
+def _amounts(question: str) -> list[float]:
+    """The money amounts a question names ("taxable income ... is $8,000")."""
+    return [v for v in (normalise_number(m.group(1)) for m in _AMOUNT.finditer(question)) if v is not None]
+
+
+def _brackets(cells: list[tuple[str, str]], amounts: list[float]) -> bool:
+    """Whether a row of a bracket table (a tax rate schedule's "7,650 | 10,450 | 1,777.00 +
+    33%", a tax table's "14,000 | 14,050 | 1,713") holds an amount the question names in its
+    range: its first two cells (or those of a group of columns repeated side by side, which
+    starts under the first column's header) are plain numbers, the first at most the amount,
+    the second above it. (header, value) per cell."""
+    if not amounts or len(cells) < 2:
+        return False
+    values = [normalise_number(v.lstrip("$€£ ")) for _, v in cells]
+    starts = [k for k in range(len(cells) - 1) if k == 0 or (cells[k][0] and cells[k][0] == cells[0][0])]
+    return any(values[k] is not None and values[k + 1] is not None and values[k] < values[k + 1]
+               and any(values[k] <= x < values[k + 1] for x in amounts) for k in starts)
+
+
+def _bracketing_rows(rows: list[PassageLine], amounts: list[float]) -> list[PassageLine]:
+    """The rows whose range holds an amount the question names (:func:`_brackets`)."""
+    return [r for r in rows if _brackets([(c.header, c.value) for c in r.cells], amounts)]
 
 
 def _matching_rows(rows: list[PassageLine], weights: dict[str, float]) -> list[PassageLine]:
@@ -695,6 +727,11 @@ class ExtractiveGenerator:
         if shape == AnswerShape.value and re.match(r"(?i)\s*how\s+(many|much)\b", request.question) and not _NUM.search(s.text):
             s.coverage *= 0.7
             score *= 0.7
+        if s.cells and _brackets(s.cells, _amounts(request.parsed.text)):
+            # the row of a bracket table the question's amount falls in ("$8,000": the
+            # "7,650 | 10,450" row) answers it whatever its words
+            score += total
+            s.coverage = max(s.coverage, 1.0)
         s.injected = bool(_INJECTION.search(s.text))
         s.score = score
 
@@ -1141,7 +1178,7 @@ class ExtractiveGenerator:
             elif request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order
                 best = body[:25]
             else:  # a table a passage pointed at: the rows the question singles out, else the closest ones
-                best = _matching_rows(body, weights)[:3] or sorted(
+                best = _bracketing_rows(body, _amounts(request.parsed.text))[:3] or _matching_rows(body, weights)[:3] or sorted(
                     body, key=lambda r: (-len(_stems(_cells_text(r)) & set(weights)), r.line_num))[:3]
             # no row names what the question asks about (or "What are the six Functions?"):
             # the whole table, in order

@@ -213,6 +213,37 @@ def test_question_naming_a_table_without_a_matching_row_gets_the_whole_table():
     assert all(k in out.answer for k in ("Confidentiality", "Integrity", "Availability"))
 
 
+SCHEDULE_W = ["Over", "But not over", "The tax is", "of the amount over"]
+
+
+def _schedule(via: RetrievedVia, **kw) -> Passage:
+    """1040NR p47's Schedule W, rows as the table method gives them."""
+    def row(n, vals):
+        return PassageLine(line_num=n, text=" | ".join(vals), kind="table_row", row_key=vals[0],
+                           cells=[Cell(header=h, value=v) for h, v in zip(SCHEDULE_W, vals)])
+
+    lines = [row(1, ["$0", "$2,150", "15%", "$0"]), row(2, ["2,150", "5,000", "$322.50 + 25%", "2,150"]),
+             row(3, ["5,000", "7,650", "1,035.00 + 28%", "5,000"]), row(4, ["7,650", "10,450", "1,777.00 + 33%", "7,650"]),
+             row(5, ["10,450", "", "2,701.00 + 35%", "10,450"])]
+    return Passage(passage_id="P1" if via == RetrievedVia.primary else "R1", doc_id="d", doc="i1040nr.pdf", page=47,
+                   page_label="47", line_start=1, line_end=5, parsing_method="pymupdf_tables", retrieved_via=via,
+                   lines=lines, **kw)
+
+
+@pytest.mark.parametrize("via", [RetrievedVia.primary, RetrievedVia.reference])
+def test_the_row_of_a_bracket_table_an_amount_falls_in_is_quoted(via):
+    """"Taxable income ... is $8,000": the schedule's row 7,650-10,450 answers, though no word of
+    the question is in it (read directly, or as the table a pointer led to)."""
+    kw = {"reference_text": "page 47", "referenced_from": Origin(page=18, line=104)} if via == RetrievedVia.reference else {}
+    q = "Our trust's taxable income is $8,000. How is the tax worked out at that income?"
+    passages = [_schedule(via, **kw)]
+    if via == RetrievedVia.reference:
+        passages.insert(0, _passage(["Estates and trusts use the Tax Rate Schedules on page 47 to figure the tax."], page=18))
+    out = _generate(q, passages)
+    assert "1,777.00 + 33%" in out.answer
+    assert "1,035.00" not in out.answer and "2,701.00" not in out.answer
+
+
 def test_what_does_is_not_a_list_question():
     assert parse_question("What does Table 1 say about availability?").shape != AnswerShape.list
     assert parse_question("What tools can help?").shape == AnswerShape.list

@@ -212,6 +212,8 @@ class _Sentence:
     is_row: bool = False
     cells: list[tuple[str, str]] = field(default_factory=list)
     """A table row's (header, value) cells."""
+    is_header: bool = False
+    """A table's header row."""
     is_note: bool = False
     cont: "_Sentence | None" = None
     """The rest of this sentence on the next page (its text is already in ``text``)."""
@@ -323,7 +325,7 @@ def _sentences(p: Passage) -> list[_Sentence]:
         for ln in rows:
             # the header row is its headers, not each header named by itself
             text = row_text([(c.header, c.value) for c in ln.cells]) if ln.cells and ln.row_key != "header" else ln.text
-            out.append(_Sentence(p, text, [ln.line_num], 0, is_row=True,
+            out.append(_Sentence(p, text, [ln.line_num], 0, is_row=True, is_header=ln.row_key == "header",
                                  cells=[(c.header, c.value) for c in ln.cells] if ln.row_key != "header" else []))
         out.sort(key=lambda x: x.line_nums[0])
         for k, x in enumerate(out):
@@ -820,6 +822,7 @@ class ExtractiveGenerator:
                     chosen.append(s)
             chosen = self._continuations(chosen, sents, weights, request.parsed.focus, floor)
             chosen = self._with_paragraphs(chosen, sents, best)
+            chosen += self._headers_of(chosen, sents, weights)
             # a sentence of the paragraph that announces a list ("The lists below provide
             # suggestions of what information to collect ...") is quoted with its list
             for t in [t for t in chosen if t.context]:
@@ -1116,6 +1119,22 @@ class ExtractiveGenerator:
         for t in added:
             t.context = True
         return chosen + added
+
+    @staticmethod
+    def _headers_of(chosen: list[_Sentence], sents: list[_Sentence], weights: dict[str, float]) -> list[_Sentence]:
+        """The header rows of the tables ``chosen``'s rows stand in, as context, when a header
+        names what the question asks and the row does not: the 1040NR's "Schedule W Estates or
+        Trusts ..." over the "7,650 | 10,450 | 1,777.00 + 33%" row an amount picked."""
+        out: list[_Sentence] = []
+        for r in [c for c in chosen if c.is_row and c.cells]:
+            head = max((t for t in sents if t.is_header and t.passage is r.passage and t.pos < r.pos),
+                       key=lambda t: t.pos, default=None)
+            if head is None or any(head is c for c in chosen + out):
+                continue
+            if (_stems(head.text) - _stems(r.text)) & set(weights):
+                head.context = True
+                out.append(head)
+        return out
 
     @staticmethod
     def _ignored_note(ignored: list[_Sentence]) -> str:

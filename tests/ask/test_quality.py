@@ -222,26 +222,31 @@ def _schedule(via: RetrievedVia, **kw) -> Passage:
         return PassageLine(line_num=n, text=" | ".join(vals), kind="table_row", row_key=vals[0],
                            cells=[Cell(header=h, value=v) for h, v in zip(SCHEDULE_W, vals)])
 
-    lines = [row(1, ["$0", "$2,150", "15%", "$0"]), row(2, ["2,150", "5,000", "$322.50 + 25%", "2,150"]),
+    header = PassageLine(line_num=0, text="Schedule W Estates or Trusts Over | But not over | The tax is | of the amount over",
+                         kind="table_row", row_key="header", cells=[Cell(header=h, value=h) for h in SCHEDULE_W])
+    lines = [header, row(1, ["$0", "$2,150", "15%", "$0"]), row(2, ["2,150", "5,000", "$322.50 + 25%", "2,150"]),
              row(3, ["5,000", "7,650", "1,035.00 + 28%", "5,000"]), row(4, ["7,650", "10,450", "1,777.00 + 33%", "7,650"]),
              row(5, ["10,450", "", "2,701.00 + 35%", "10,450"])]
     return Passage(passage_id="P1" if via == RetrievedVia.primary else "R1", doc_id="d", doc="i1040nr.pdf", page=47,
-                   page_label="47", line_start=1, line_end=5, parsing_method="pymupdf_tables", retrieved_via=via,
+                   page_label="47", line_start=0, line_end=5, parsing_method="pymupdf_tables", retrieved_via=via,
                    lines=lines, **kw)
 
 
 @pytest.mark.parametrize("via", [RetrievedVia.primary, RetrievedVia.reference])
 def test_the_row_of_a_bracket_table_an_amount_falls_in_is_quoted(via):
     """"Taxable income ... is $8,000": the schedule's row 7,650-10,450 answers, though no word of
-    the question is in it (read directly, or as the table a pointer led to)."""
+    the question is in it (read directly, or as the table a pointer led to). Read directly, the
+    row comes with its table's header row, which names the schedule the question asks for."""
     kw = {"reference_text": "page 47", "referenced_from": Origin(page=18, line=104)} if via == RetrievedVia.reference else {}
-    q = "Our trust's taxable income is $8,000. How is the tax worked out at that income?"
+    q = "Our trust's taxable income is $8,000. Which schedule applies, and how is the tax worked out at that income?"
     passages = [_schedule(via, **kw)]
     if via == RetrievedVia.reference:
         passages.insert(0, _passage(["Estates and trusts use the Tax Rate Schedules on page 47 to figure the tax."], page=18))
     out = _generate(q, passages)
     assert "1,777.00 + 33%" in out.answer
     assert "1,035.00" not in out.answer and "2,701.00" not in out.answer
+    if via == RetrievedVia.primary:
+        assert "Schedule W Estates or Trusts" in out.answer
 
 
 def test_what_does_is_not_a_list_question():

@@ -301,6 +301,16 @@ def _spelled_out(word: str, question: str, evidence: str) -> bool:
     return bool(re.search(rf"\b{run}\b", evidence))
 
 
+@lru_cache(maxsize=64)
+def _passage_lines(lines: tuple[str, ...]) -> str:
+    return "\n".join(lines).lower()
+
+
+def _passage_text(p: Passage) -> str:
+    """The passage's text, lower-cased (what a table row's surroundings say)."""
+    return _passage_lines(tuple(ln.text for ln in p.lines))
+
+
 def _is_vertical(line: PassageLine) -> bool:
     """Text set sideways (a margin note such as NIST's "This publication is available free of
     charge from: ..."): a box much taller than wide."""
@@ -723,7 +733,9 @@ class ExtractiveGenerator:
             score *= 0.75
         # "how many ... in 2011": a sentence without the asked number does not answer it
         asked = self._asked_numbers(request)
-        if asked and not any(n in have or n in low for n in asked):
+        # a table row is in the scope its passage states ("For 2011, they are:" over the chart)
+        scope = _passage_text(s.passage) if s.is_row else low
+        if asked and not any(n in have or n in low or n in scope for n in asked):
             s.coverage *= 0.5
             score *= 0.5
         if shape == AnswerShape.value and re.match(r"(?i)\s*how\s+(many|much)\b", request.question) and not _NUM.search(s.text):

@@ -249,6 +249,21 @@ def test_the_row_of_a_bracket_table_an_amount_falls_in_is_quoted(via):
         assert "Schedule W Estates or Trusts" in out.answer
 
 
+def test_a_chart_without_caption_answers_a_question_in_the_year_its_page_states(tmp_path, shared_corpora):
+    """IRS Notice 1036 p1 end to end: the payroll chart (no caption, no rules) is flagged and
+    escalated into rows, and "... for a biweekly payroll period in 2011?" is answered by its
+    Biweekly row. The row does not repeat the year; the page does ("For 2011, they are:"), so
+    the row is in that scope and is not halved for lacking the question's number."""
+    from docintel import api
+
+    settings = Settings.load(env={}, store=tmp_path / "store", quiet=True)
+    api.ingest([shared_corpora / "tables" / "table_areas.pdf"], settings)
+    api.escalate(settings)
+    out = api.ask("What is the one withholding allowance amount for a biweekly payroll period in 2011?", settings)
+    assert "Payroll Period: Biweekly; One Withholding Allowance: 142.31" in out.answer
+    assert any(c.page == 1 and "pymupdf_tables" in c.parsing_method for c in out.citations)
+
+
 def test_what_does_is_not_a_list_question():
     assert parse_question("What does Table 1 say about availability?").shape != AnswerShape.list
     assert parse_question("What tools can help?").shape == AnswerShape.list

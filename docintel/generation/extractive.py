@@ -527,6 +527,17 @@ def _brackets(cells: list[tuple[str, str]], amounts: list[float]) -> bool:
                and any(values[k] <= x < values[k + 1] for x in amounts) for k in starts)
 
 
+def _singles_out(row: _Sentence, sents: list[_Sentence], weights: dict[str, float], amounts: list[float]) -> bool:
+    """Whether a table row holds a word of the question that not every row of its table holds
+    (the headers every row repeats, "Payroll Period: ...; One Withholding Allowance: ...",
+    single out none), or an amount the question names falls in its range."""
+    if _brackets(row.cells, amounts):
+        return True
+    rows = [t for t in sents if t.cells and t.passage is row.passage]
+    shared = set.intersection(*(_stems(t.text) for t in rows)) if rows else set()
+    return bool((_stems(row.text) - shared) & set(weights))
+
+
 def _bracketing_rows(rows: list[PassageLine], amounts: list[float]) -> list[PassageLine]:
     """The rows whose range holds an amount the question names (:func:`_brackets`)."""
     return [r for r in rows if _brackets([(c.header, c.value) for c in r.cells], amounts)]
@@ -830,7 +841,8 @@ class ExtractiveGenerator:
         else:
             chosen = [best]
             for s in ranked[1:3]:
-                if s.score >= 0.8 * best.score and s.coverage >= floor and s.text != best.text:
+                if s.score >= 0.8 * best.score and s.coverage >= floor and s.text != best.text \
+                        and not (s.cells and not _singles_out(s, sents, weights, _amounts(request.parsed.text))):
                     chosen.append(s)
             chosen = self._continuations(chosen, sents, weights, request.parsed.focus, floor)
             chosen = self._with_paragraphs(chosen, sents, best)

@@ -264,6 +264,22 @@ def test_a_chart_without_caption_answers_a_question_in_the_year_its_page_states(
     assert any(c.page == 1 and "pymupdf_tables" in c.parsing_method for c in out.citations)
 
 
+def test_rows_that_only_share_the_tables_headers_are_not_quoted_beside_the_answer():
+    """IRS Notice 1036's chart: every row says "Payroll Period: ...; One Withholding Allowance:
+    ...", so the Weekly and Monthly rows hold as much of the question as the Biweekly one but
+    for "biweekly". Only the row the question singles out is quoted."""
+    heads = ["Payroll Period", "One Withholding Allowance"]
+    rows = [PassageLine(line_num=2 + i, text=f"{k} | {v}", kind="table_row", row_key=k,
+                        cells=[Cell(header=h, value=x) for h, x in zip(heads, (k, v))])
+            for i, (k, v) in enumerate([("Weekly", "$71.15"), ("Biweekly", "142.31"), ("Monthly", "308.33")])]
+    lines = [PassageLine(line_num=1, text="For 2011, they are:")] + rows
+    p = Passage(passage_id="P1", doc_id="d", doc="n1036.pdf", page=1, page_label="1", line_start=1, line_end=4,
+                parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.primary, lines=lines)
+    out = _generate("What is the one withholding allowance amount for a biweekly payroll period?", [p])
+    assert "Biweekly; One Withholding Allowance: 142.31" in out.answer
+    assert "Weekly;" not in out.answer.replace("Biweekly;", "") and "Monthly" not in out.answer
+
+
 def test_what_does_is_not_a_list_question():
     assert parse_question("What does Table 1 say about availability?").shape != AnswerShape.list
     assert parse_question("What tools can help?").shape == AnswerShape.list

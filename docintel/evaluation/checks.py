@@ -13,7 +13,6 @@ from docintel.schemas.answers import AskResult, RetrievedVia
 from docintel.schemas.evaluation import CheckResult, Expect, page_range
 from docintel.text import NUMBER as _NUMBER
 from docintel.text import SCALE as _SCALE
-from docintel.text import normalise_number  # noqa: F401 (re-exported)
 
 ANSWER_CHECKS = ("answer_contains", "answer_not_contains", "answer_numbers", "numbers_grounded")
 """The checks on the answer text itself (the 'answer-check pass rate' of --compare)."""

@@ -508,12 +508,14 @@ def _cells_text(r: PassageLine) -> str:
 _AMOUNT = re.compile(r"[$€£]\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
 
 
-def _amounts(question: str) -> list[float]:
-    """The money amounts a question names ("taxable income ... is $8,000")."""
-    return [v for v in (normalise_number(m.group(1)) for m in _AMOUNT.finditer(question)) if v is not None]
+@lru_cache(maxsize=64)
+def _amounts(question: str) -> tuple[float, ...]:
+    """The money amounts a question names ("taxable income ... is $8,000"); read once per
+    question, not once per table row scored."""
+    return tuple(v for v in (normalise_number(m.group(1)) for m in _AMOUNT.finditer(question)) if v is not None)
 
 
-def _brackets(cells: list[tuple[str, str]], amounts: list[float]) -> bool:
+def _brackets(cells: list[tuple[str, str]], amounts: tuple[float, ...]) -> bool:
     """Whether a row of a bracket table (a tax rate schedule's "7,650 | 10,450 | 1,777.00 +
     33%", a tax table's "14,000 | 14,050 | 1,713") holds an amount the question names in its
     range: its first two cells (or those of a group of columns repeated side by side, which
@@ -527,7 +529,7 @@ def _brackets(cells: list[tuple[str, str]], amounts: list[float]) -> bool:
                and any(values[k] <= x < values[k + 1] for x in amounts) for k in starts)
 
 
-def _singles_out(row: _Sentence, sents: list[_Sentence], weights: dict[str, float], amounts: list[float]) -> bool:
+def _singles_out(row: _Sentence, sents: list[_Sentence], weights: dict[str, float], amounts: tuple[float, ...]) -> bool:
     """Whether a table row holds a word of the question that not every row of its table holds
     (the headers every row repeats, "Payroll Period: ...; One Withholding Allowance: ...",
     single out none), or an amount the question names falls in its range."""
@@ -538,7 +540,7 @@ def _singles_out(row: _Sentence, sents: list[_Sentence], weights: dict[str, floa
     return bool((_stems(row.text) - shared) & set(weights))
 
 
-def _bracketing_rows(rows: list[PassageLine], amounts: list[float]) -> list[PassageLine]:
+def _bracketing_rows(rows: list[PassageLine], amounts: tuple[float, ...]) -> list[PassageLine]:
     """The rows whose range holds an amount the question names (:func:`_brackets`)."""
     return [r for r in rows if _brackets([(c.header, c.value) for c in r.cells], amounts)]
 
@@ -745,8 +747,8 @@ class ExtractiveGenerator:
         # "how many ... in 2011": a sentence without the asked number does not answer it
         asked = self._asked_numbers(request)
         # a table row is in the scope its passage states ("For 2011, they are:" over the chart)
-        scope = _passage_text(s.passage) if s.is_row else low
-        if asked and not any(n in have or n in low or n in scope for n in asked):
+        if asked and not any(n in have or n in low for n in asked) \
+                and not (s.is_row and any(n in _passage_text(s.passage) for n in asked)):
             s.coverage *= 0.5
             score *= 0.5
         if shape == AnswerShape.value and re.match(r"(?i)\s*how\s+(many|much)\b", request.question) and not _NUM.search(s.text):

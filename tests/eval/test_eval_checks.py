@@ -7,7 +7,8 @@ from evalfakes import make_result
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docintel.evaluation.checks import check, normalise_number, numbers_in
+from docintel.evaluation.checks import check, numbers_in
+from docintel.text import normalise_number
 from docintel.schemas.evaluation import Expect
 
 

@@ -97,6 +97,10 @@ _ASKED_KIND = [
      re.compile(r"(?i)\b(minimum|maximum|at\s+(least|most)|no\s+(more|less|fewer)\s+than|or\s+(more|less|fewer|greater)"
                 r"|up\s+to|not\s+(to\s+)?exceed\w*|limit\w*|min|max)\b|[≤≥<>]"),
      "bound"),
+    (re.compile(r"\b(what|which)\s+(date|day|deadline)\b|\bby\s+when\b|\bdue\s+date\b|\bdeadline\b|\bwhen\s+(is|are)\b[^?]{0,40}\bdue\b"),
+     re.compile(r"(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december)\s+\d"
+                r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b(day|month|year)s?\s+(after|before|of|from)\b"),
+     "date"),
 ]
 """Questions asking for a kind of value, and what evidence must hold to give one."""
 _HOW_MANY_UNIT = re.compile(r"\bhow\s+many\s+(second|minute|hour|day|week|month|year|character|digit|attempt)s?\b")
@@ -713,6 +717,8 @@ class ExtractiveGenerator:
         # says where to look, not what the answer holds
         ids = {str(p.ref_target).lower() for p in request.parsed.pointers if p.ref_target}
         ids |= {h.lower() for h in request.parsed.doc_hints}
+        # ... nor does the number of a model's name ("the 737 MAX AD")
+        ids |= {m.group(1).lower() for m in re.finditer(r"\b(\d+)\s+[A-Z]{2,}\b", request.question)}
         return [
             n for n in request.parsed.numbers
             if n.lower() not in ids and len(n) >= 2 and ("." not in n or re.search(r"[a-z]", n))

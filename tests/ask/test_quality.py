@@ -1345,3 +1345,29 @@ def test_each_aspect_asked_side_by_side_must_be_answered():
                    "typically need to be involved in incident handling."])
     assert _generate(q, [p2], {"human": 2.0, "resources": 1.5, "continuity": 2.0, "planners": 2.0, "physical": 2.0,
                                "facilities": 2.0}).answer_completeness == Completeness.complete
+
+
+@pytest.mark.parametrize("text, complete", [
+    ("Comments may be sent by mail to Docket No. FAA-2020-0686 at the address in ADDRESSES.", False),
+    ("The FAA must receive comments on this proposed AD by September 21, 2020.", True),
+    ("The FAA needs comments by the 30th day after this proposed AD is published.", True),
+])
+def test_by_what_date_wants_a_date(text, complete):
+    """The 737 MAX AD's comment question ("by what date does the FAA need our comments?") was
+    called complete on the ADDRESSES section, whose docket number holds a year but no date."""
+    out = _generate("By what date does the FAA need our comments?", [_passage([text])],
+                    {"faa": 0.2, "need": 0.5, "comments": 1.0})
+    assert (out.answer_completeness == Completeness.complete) is complete
+    assert ("states no date" in out.answer) is not complete
+
+
+def test_the_number_of_a_models_name_is_not_a_number_asked():
+    """"Under the proposed 737 MAX AD, does an operator need a special flight permit ...?": the
+    permit sentence does not repeat "737" and was halved below a sentence that cites a
+    "737-00-1028" bulletin; a model's number says what the question is about, not what to find."""
+    q = "Under the proposed 737 MAX AD, does an operator need a special flight permit to fly the readiness flight?"
+    p = _passage(["Do all actions for the readiness flight in Boeing Service Bulletin 737-00-1028, before further flight.",
+                  "A special flight permit is not required to fly the readiness flight required by this paragraph."])
+    out = _generate(q, [p], {"737": 0.6, "max": 0.7, "operator": 0.3, "special": 1.0, "permit": 1.5,
+                             "fly": 1.9, "readiness": 0.7, "flight": 0.3})
+    assert out.answer.startswith('"A special flight permit is not required'), out.answer

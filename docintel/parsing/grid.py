@@ -85,8 +85,10 @@ def number_grids(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for group in groups:
         sub = [lines[k] for k in group]
         blocks = grid_blocks(sub, [i for i, k in enumerate(group) if k in caps])
-        pieces = [piece for b in blocks for piece in _split_at_headers(sub, b)]
-        for i, block in enumerate(pieces):
+        # (piece, first of its block, last of its block)
+        pieces = [(piece, i == 0, i == len(cut) - 1) for b in blocks
+                  for cut in [_split_at_headers(sub, b)] for i, piece in enumerate(cut)]
+        for block, first, last in pieces:
             if block["rows"] < NUMBER_GRID_ROWS or block["cells"] < MIN_CELLS:
                 continue
             if any(block["y0"] - CAPTION_GAP <= y <= block["y1"] + CAPTION_GAP for y in figures):
@@ -96,9 +98,9 @@ def number_grids(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 region = {**block, "lines": [group[k] for k in block["lines"]], "numbers": share}
                 # its header lines, when not a grid row themselves, and a last row whose label is
                 # too wide for a grid row; never into the grid above or below it
-                if i == 0:
+                if first:
                     _extend_up(sub, region)
-                if i == len(pieces) - 1:
+                if last:
                     _extend_down(sub, region)
                 out.append(region)
     return out

@@ -321,3 +321,16 @@ def test_stacked_rate_schedules_are_two_tables_of_eight_columns(shared_corpora):
     header = next(r for r in result.lines if r["object_key"] == "table:p47.1" and r["row_key"] == "header")
     assert "Schedule W Estates or Trusts" in header["text"]  # the titles stay in the header row
     assert any(r["object_key"] == "table:p47.2" and r["row_key"] == "97,925" for r in result.lines)
+
+
+def test_a_number_grid_below_another_keeps_its_own_header_lines(shared_corpora):
+    """1040NR p14: the Simplified Method's age table ("55 or under | 300 | 360" ...) sits in a
+    later grid block than the worksheet lines above it. Its header lines are its own: only the
+    page's first grid used to be extended up, so the first age row was read as the header."""
+    from synth_pages import page_input as pi
+
+    result = methods.get("pymupdf_tables").run(pi(shared_corpora / "two_column" / "i1040nr.pdf", 14))
+    rows = [r for r in result.lines if r["object_key"] == "table:p14.2"]
+    keys = [r["row_key"] for r in rows]
+    assert keys[0] == "header" and "55 or under" in keys and "71 or older" in keys
+    assert "enter on line 3" in rows[0]["text"]

@@ -84,16 +84,24 @@ def number_grids(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for group in groups:
         sub = [lines[k] for k in group]
-        blocks = grid_blocks(sub, [i for i, k in enumerate(group) if k in caps])
-        # (piece, first of its block, last of its block)
-        pieces = [(piece, i == 0, i == len(cut) - 1) for b in blocks
-                  for cut in [_split_at_headers(sub, b)] for i, piece in enumerate(cut)]
-        for block, first, last in pieces:
+        # a block's lines of running prose are the paragraph beside it: they neither cut it
+        # nor bound it, but they still count against its share of numbers (taking them out
+        # must not make a table of a worksheet's line numbers)
+        pieces = []  # (piece, first of its block, last of its block, prose lines beside it)
+        for whole in grid_blocks(sub, [i for i, k in enumerate(group) if k in caps]):
+            block = _without_prose(sub, whole)
+            prose = set(whole["lines"]) - set(block["lines"]) if block else set()
+            # the text column beside a piece shows once the block is cut (a sample table above
+            # the tax table, an example paragraph to its left)
+            cut = [q for q in (_without_prose(sub, q) for q in _split_at_headers(sub, block)) if q] if block else []
+            pieces += [(piece, i == 0, i == len(cut) - 1, prose) for i, piece in enumerate(cut)]
+        for block, first, last, prose in pieces:
             if block["rows"] < NUMBER_GRID_ROWS or block["cells"] < MIN_CELLS:
                 continue
             if any(block["y0"] - CAPTION_GAP <= y <= block["y1"] + CAPTION_GAP for y in figures):
                 continue
-            share = sum(is_numeric(sub[k]["text"].strip()) for k in block["lines"]) / len(block["lines"])
+            beside = sum(block["y0"] <= (sub[k]["y0"] + sub[k]["y1"]) / 2 <= block["y1"] for k in prose)
+            share = sum(is_numeric(sub[k]["text"].strip()) for k in block["lines"]) / (len(block["lines"]) + beside)
             if share >= NUMBER_SHARE:
                 region = {**block, "lines": [group[k] for k in block["lines"]], "numbers": share}
                 # its header lines, when not a grid row themselves, and a last row whose label is
@@ -120,16 +128,59 @@ def _split_at_headers(lines: Sequence[dict[str, Any]], block: dict[str, Any]) ->
     cuts = [i for i in range(1, len(bands)) if not kinds[i] and kinds[i - 1] and any(kinds[i:])]
     if not cuts:
         return [block]
-    pieces = []
-    for a, b in zip([0] + cuts, cuts + [len(bands)]):
-        idx = [k for band in bands[a:b] for k in band]
-        pieces.append({
-            "cells": len(idx), "rows": b - a, "lines": idx,
-            "y0": min(lines[k]["y0"] for k in idx), "y1": max(lines[k]["y1"] for k in idx),
-            "x0": min(lines[k]["x0"] for k in idx), "x1": max(lines[k]["x1"] for k in idx),
-            "lefts": {round(lines[k]["x0"], 1) for k in idx},
-        })
-    return pieces
+    return [_block_of(lines, [k for band in bands[a:b] for k in band]) for a, b in zip([0] + cuts, cuts + [len(bands)])]
+
+
+def _block_of(lines: Sequence[dict[str, Any]], idx: list[int]) -> dict[str, Any]:
+    """The :func:`grid_blocks` keys of the block made of the lines ``idx``."""
+    return {
+        "cells": len(idx), "rows": len(row_bands(lines, idx)), "lines": idx,
+        "y0": min(lines[k]["y0"] for k in idx), "y1": max(lines[k]["y1"] for k in idx),
+        "x0": min(lines[k]["x0"] for k in idx), "x1": max(lines[k]["x1"] for k in idx),
+        "lefts": {round(lines[k]["x0"], 1) for k in idx},
+    }
+
+
+PROSE_WORDS = 5
+"""Words in a line of running prose (a short row label has fewer)."""
+
+
+def _runs_on(lines: Sequence[dict[str, Any]], k: int) -> bool:
+    """A line of running prose: PROSE_WORDS words or more, and it or the line just under it (at
+    its left edge) starts in lower case: "you for the 10 succeeding tax years" / "following the
+    year of your ..." beside a chart of years is the paragraph next to it, not its row labels."""
+    r = lines[k]
+    text = r["text"].strip()
+    if len(text.split()) < PROSE_WORDS:
+        return False
+    if text[:1].islower():
+        return True
+    height = r["y1"] - r["y0"]
+    below = [b for b in lines if abs(b["x0"] - r["x0"]) <= 3 and 0 <= b["y0"] - r["y1"] <= 1.5 * height]
+    return any(b["text"].strip()[:1].islower() for b in below)
+
+
+def _without_prose(lines: Sequence[dict[str, Any]], block: dict[str, Any]) -> dict[str, Any] | None:
+    """``block`` without the lines of running prose its bands took in, and, where two or more
+    lines of prose within its bounds start at one left edge and their paragraph goes on above or below the block (the text
+    column beside a chart), without every line at that edge: the column's headings too
+    ("Expatriation Before June 4," / "2004" over the paragraph). None when nothing is left."""
+    inside = [k for k, r in enumerate(lines) if block["y0"] <= (r["y0"] + r["y1"]) / 2 <= block["y1"]
+              and block["x0"] <= r["x0"] <= block["x1"]]
+    prose = [k for k in inside if _runs_on(lines, k)]
+    if not prose:
+        return block
+    drop = set(prose)
+    for k in prose:
+        x, height = lines[k]["x0"], lines[k]["y1"] - lines[k]["y0"]
+        if sum(abs(lines[j]["x0"] - x) <= 3 for j in prose) < 2:
+            continue
+        outside = [r for i, r in enumerate(lines) if i not in block["lines"] and abs(r["x0"] - x) <= 3
+                   and (0 <= r["y0"] - block["y1"] <= 1.5 * height or 0 <= block["y0"] - r["y1"] <= 1.5 * height)]
+        if outside:
+            drop |= {j for j in block["lines"] if abs(lines[j]["x0"] - x) <= 3}
+    idx = [k for k in block["lines"] if k not in drop]
+    return _block_of(lines, idx) if idx else None
 
 
 def _extend_up(lines: Sequence[dict[str, Any]], region: dict[str, Any], max_lines: int = 3) -> None:

@@ -330,7 +330,26 @@ def test_a_number_grid_below_another_keeps_its_own_header_lines(shared_corpora):
     from synth_pages import page_input as pi
 
     result = methods.get("pymupdf_tables").run(pi(shared_corpora / "two_column" / "i1040nr.pdf", 14))
-    rows = [r for r in result.lines if r["object_key"] == "table:p14.2"]
+    key = next(r["object_key"] for r in result.lines if r["row_key"] == "55 or under")
+    rows = [r for r in result.lines if r["object_key"] == key]
     keys = [r["row_key"] for r in rows]
     assert keys[0] == "header" and "55 or under" in keys and "71 or older" in keys
     assert "enter on line 3" in rows[0]["text"]
+
+
+def test_the_paragraph_beside_a_chart_of_numbers_is_not_its_row_labels(shared_corpora):
+    """1040NR p7: a chart of expatriation years and amounts in the right half of the page, a
+    paragraph ("The alternative tax regime will apply to / you for the 10 succeeding tax years
+    ...") to its left, line beside row. The paragraph's lines used to be the chart's row labels
+    and its first line the header; the rows are the years. On p14 a worksheet's line numbers
+    beside two paragraphs were read as a table of numbers."""
+    from synth_pages import page_input as pi
+
+    doc = shared_corpora / "two_column" / "i1040nr.pdf"
+    p7 = methods.get("pymupdf_tables").run(pi(doc, 7)).lines
+    rows = {r["row_key"]: [c["value"] for c in json.loads(r["cells"])] for r in p7 if r["object_key"] == "table:p7.1"}
+    assert rows["1997"] == ["1997", "$106,000", "$528,000"]
+    assert rows["2003"] == ["2003", "122,000", "608,000"]
+    assert not any("succeeding tax years" in r["text"] for r in p7)
+    p14 = methods.get("pymupdf_tables").run(pi(doc, 14)).lines
+    assert not any("Subtract line 6 from line 2" in r["text"] for r in p14)

@@ -122,7 +122,7 @@ def candidate_passages(
     """Primary passages P<first>, P<first+1>, ... for ranked candidates: each one's answer span
     (``line_start``-``line_end``), with the lines a page break cut (P<k>a / P<k>z).
     ``loaded``: doc_id -> page lines already read (page_lines); others are read here."""
-    from docintel.retrieval.region import tabulate_runs, to_passage_lines
+    from docintel.retrieval.region import span_rows, tabulate_runs, to_passage_lines
 
     loaded = dict(loaded or {})
     for d in {c.doc_id for c in cands} - set(loaded):
@@ -135,8 +135,7 @@ def candidate_passages(
         if page.empty:
             page = page_lines(store, c.doc_id, [c.page_num])
         lo, hi = c.line_start, c.line_end
-        span = page[(page["line_num"] >= lo) & (page["line_num"] <= hi)].sort_values("line_num")
-        plines = to_passage_lines(tabulate_runs(span))
+        plines = to_passage_lines(tabulate_runs(span_rows(page, lo, hi)))
         passages.append(
             Passage(
                 passage_id=f"P{i}", doc_id=c.doc_id, doc=names.get(c.doc_id, c.doc_id), page=c.page_num,

@@ -144,6 +144,27 @@ def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, floa
     return WindowScore(cov, nums[max(0, i_lo - context)], nums[min(len(nums) - 1, i_hi + context)], centre, w.sentence)
 
 
+def span_rows(page: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
+    """The lines of one page's combined parse (:func:`docintel.store.view.best_lines`, in page
+    order) from the page parse's line ``lo`` to its line ``hi``, with the table rows and
+    figure text set between them: a region's or an addition's lines are numbered in their own
+    parse, so a span read by number alone would drop a chart in the middle of a long page
+    (1040NR p7's rows 1..9 under lines 36-130) and take in figure text from elsewhere."""
+    num = page["line_num"].astype(int)
+    inside = (num >= lo) & (num <= hi)
+    if "in_base" not in page:
+        return page[inside].sort_values("line_num")
+    ordered = page.reset_index(drop=True)
+    base = page["in_base"].fillna(True).astype(bool).to_numpy()
+    at = ordered.index[inside.to_numpy() & base]
+    if not len(at):
+        return page[inside].sort_values("line_num")
+    # a span from the page parse's first line (or to its last) takes what comes before (after) it
+    first = 0 if lo <= num[base].min() else at.min()
+    last = len(ordered) - 1 if hi >= num[base].max() else at.max()
+    return ordered.iloc[first: last + 1]
+
+
 def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 0.07,
                  nearby: pd.DataFrame | None = None) -> pd.DataFrame:
     """Drop running headers, footers and page numbers: short lines in the top or bottom

@@ -57,7 +57,9 @@ def _combine_page(page_lines: pd.DataFrame, methods: pd.DataFrame) -> pd.DataFra
     # the last full-page parse written wins; baselines are written first
     non_base = [m for m in page_methods if m not in BASELINE_METHODS]
     base_method = (non_base or page_methods or [next(iter(by_method))])[-1]
-    base = by_method[base_method].sort_values("line_num")
+    # "in_base": the row is the page parse's own, not a region's or an addition's, whose line
+    # numbers count from 1 in their own parse (a span of the page is cut by the page parse's)
+    base = by_method[base_method].sort_values("line_num").assign(in_base=True)
     for r in rows:
         method = r["parsing_method"]
         if _coverage(r) != "region":
@@ -70,7 +72,7 @@ def _combine_page(page_lines: pd.DataFrame, methods: pd.DataFrame) -> pd.DataFra
             cy = ((base["y0"] + base["y1"]) / 2).to_numpy()
             inside = (cx >= x0 - 2) & (cx <= x1 + 2) & (cy >= y0 - 2) & (cy <= y1 + 2)
             inside &= (base["parsing_method"] != method).to_numpy()
-            ordered = obj.sort_values("line_num")
+            ordered = obj.sort_values("line_num").assign(in_base=False)
             if inside.any():
                 at = int(inside.argmax())
                 kept = base[~inside]
@@ -86,7 +88,7 @@ def _combine_page(page_lines: pd.DataFrame, methods: pd.DataFrame) -> pd.DataFra
             base = base.reset_index(drop=True)
             top = obj["y0"].min()
             below = (base["y0"] > top).to_numpy() & (base["parsing_method"] != r["parsing_method"]).to_numpy()
-            ordered = obj.sort_values("line_num")
+            ordered = obj.sort_values("line_num").assign(in_base=False)
             if below.any():
                 at = int(below.argmax())
                 base = pd.concat([base.iloc[:at], ordered, base.iloc[at:]])

@@ -208,3 +208,27 @@ def test_view_ignores_failed_methods():
         ]
     )
     assert list(combine(lines, pages)["text"]) == ["baseline"]
+
+
+def test_a_span_of_a_long_page_takes_the_table_rows_set_between_its_lines():
+    """A region's rows are numbered in their own parse (1, 2, ...): a span of the page parse's
+    lines 40-43 holds the chart set between lines 41 and 42 (1040NR p7's rows 1..9 sat under
+    lines 36-130), and not a figure's text set elsewhere whose numbers fall in 40-43."""
+    from docintel.retrieval.region import span_rows
+
+    base = [_line(9, n, f"prose {n}", y0=10.0 * n, y1=10.0 * n + 8) for n in range(1, 60)]
+    rows = [_line(9, n, f"199{n} | {n}00,000", method="tables", y0=416.0 + 4 * n, y1=419.0 + 4 * n, kind="table_row",
+                  object_key="table:p9.1", x0=250.0, x1=500.0) for n in range(1, 4)]
+    fig = [_line(9, 41, "label read from a figure", method="figure_ocr", y0=550, y1=558, object_key="figure:1")]
+    lines = pd.DataFrame(base + rows + fig)
+    lines.loc[lines["text"].eq("prose 42"), ["x0", "x1"]] = [250.0, 500.0]  # under the chart's box
+    pages = pd.DataFrame([
+        {"page_num": 9, "parsing_method": "pymupdf", "coverage": "page", "error": None},
+        {"page_num": 9, "parsing_method": "tables", "coverage": "region", "error": None},
+        {"page_num": 9, "parsing_method": "figure_ocr", "coverage": "addition", "error": None},
+    ])
+    view = combine(lines, pages)
+    got = list(span_rows(view, 40, 43)["text"])
+    assert got == ["prose 40", "prose 41", "1991 | 100,000", "1992 | 200,000", "1993 | 300,000", "prose 43"]
+    whole = list(span_rows(view, 1, 59)["text"])  # the whole page: everything, in page order
+    assert len(whole) == len(view) and whole.index("1991 | 100,000") < whole.index("prose 43")

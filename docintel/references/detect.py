@@ -17,7 +17,7 @@ from docintel.schemas.answers import PendingReference, RefType
 
 _TYPE_WORDS: list[tuple[RefType, str]] = [
     (RefType.section, r"sub-?sections?|sections?|secs?\.|§§?|chapters?|paragraphs?|para\."),
-    (RefType.table, r"tables?|tab\."),
+    (RefType.table, r"tables?|tab\.|charts?"),
     (RefType.figure, r"figures?|figs?\."),
     (RefType.appendix, r"appendix|appendices|app\."),
     (RefType.annex, r"annex(?:es)?"),
@@ -44,8 +44,11 @@ _ROW_POSITION = re.compile(
     rf"(?P<word>tables?|tab\.)\s*(?P<id>(?-i:{_ID}))"
 )
 _RELATIVE = re.compile(
-    r"(?i)\bthe\s+(?P<dir>previous|preceding|prior|next|following|subsequent)\s+(?P<word>section|chapter|table|figure)"
+    r"(?i)\bthe\s+(?P<dir>previous|preceding|prior|next|following|subsequent)\s+(?P<word>section|chapter|table|chart|figure)"
+    r"|\bthe\s+(?P<word2>table|chart|figure)\s+(?P<dir2>below|above|on\s+this\s+page)\b"
 )
+"""A part named by where it sits from the mention: "the previous section", "the following
+table", "the chart below" (next), "the table above" (previous), "the chart on this page" (here)."""
 _TRIGGER = re.compile(
     r"(?i)(?:\bsee(?:\s+also)?|\bcf\.?|\bper|\bas\s+per|\bdefined\s+in|\bdescribed\s+in|\bin\s+accordance\s+with"
     r"|\bsubject\s+to|\bset\s+(?:out|forth)\s+in|\bstated\s+in|\bshown\s+in|\blisted\s+in|\bspecified\s+in"
@@ -313,12 +316,14 @@ def find_mentions(text: str) -> list[Mention]:
     for m in _RELATIVE.finditer(text):
         if not free(m.start(), m.end()):
             continue
-        direction = "previous" if m.group("dir").lower() in ("previous", "preceding", "prior") else "next"
+        where = (m.group("dir") or m.group("dir2")).lower()
+        direction = ("previous" if where in ("previous", "preceding", "prior", "above")
+                     else "here" if where.startswith("on") else "next")
         taken.append((m.start(), m.end()))
         found.append(
             Mention(
                 PendingReference(
-                    raw_text=m.group(0).strip(), ref_type=ref_type_of(m.group("word")), ref_target=direction
+                    raw_text=m.group(0).strip(), ref_type=ref_type_of(m.group("word") or m.group("word2")), ref_target=direction
                 ),
                 m.start(),
                 m.end(),

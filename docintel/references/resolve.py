@@ -35,6 +35,8 @@ completion tokens). Supplied by the orchestrator only when an LLM generator is c
 _SECTION_LIKE = (RefType.section, RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit, RefType.clause)
 _OBJECT_LIKE = (RefType.table, RefType.figure, RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit,
                 RefType.equation)
+_RELATIVE_TARGETS = ("previous", "next", "here")
+"""Targets of a part named by where it sits from the mention ("the chart below": next)."""
 
 
 @dataclass
@@ -240,10 +242,12 @@ class Resolver:
     def _objects(self, ref: PendingReference, doc: str) -> Resolution | None:
         if ref.ref_type not in _OBJECT_LIKE:
             return None
+        target = norm_id(ref.ref_target)
+        if target in _RELATIVE_TARGETS:
+            return self._nearby_object(ref, doc)
         reg = self.table(doc, "object_registry")
         if reg.empty:
             return None
-        target = norm_id(ref.ref_target)
         rows = reg[(reg["object_type"].astype(str).str.lower() == ref.ref_type.value) & (reg["object_id"].map(norm_id) == target)]
         if rows.empty:
             return None
@@ -258,8 +262,59 @@ class Resolver:
                               title=row.get("caption") if isinstance(row.get("caption"), str) else None)
         return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved), region=region)
 
+    def _nearby_object(self, ref: PendingReference, doc: str) -> Resolution | None:
+        """"the chart below" / "the table above" / "the chart on this page": the first table or
+        figure under the mention on its page (else the first on the next page), the last one over
+        it (else the last on the page before), or the one on its page. Tables and figures are those
+        the registry holds and the tables escalation read (a chart without a caption has no entry
+        in the registry, only rows)."""
+        if ref.origin is None:
+            return None
+        page = ref.origin.page
+        pages = {"next": (page, page + 1), "previous": (page - 1, page), "here": (page,)}[norm_id(ref.ref_target)]
+        found = self._objects_on(doc, pages, ref.ref_type.value)
+        y = self._line_y(doc, page, ref.origin.line) if ref.origin.line is not None else None
+        if norm_id(ref.ref_target) == "here":
+            here = [o for o in found if o[0] == page]
+            pick = min(here, key=lambda o: abs(o[1] - y) if y is not None else 0.0) if here else None
+        elif norm_id(ref.ref_target) == "next":
+            after = [o for o in found if o[0] > page or y is None or o[1] >= y]
+            pick = min(after, key=lambda o: (o[0], o[1])) if after else None
+        else:
+            before = [o for o in found if o[0] < page or y is None or o[2] <= y]
+            pick = max(before, key=lambda o: (o[0], o[1])) if before else None
+        if pick is None:
+            return None
+        p, y0, y1, key, caption = pick
+        region = self._region(ref, doc, page_start=p, page_end=p, y_start=y0, y_end=y1, object_key=key, title=caption)
+        return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved), region=region)
+
+    def _objects_on(self, doc: str, pages: tuple[int, ...], kind: str) -> list[tuple[int, float, float, str, str | None]]:
+        """(page, top, bottom, object key, caption) of the ``kind`` objects ("table", "figure") on
+        ``pages``: the registry's, then the tables escalation read that the registry lacks."""
+        out: list[tuple[int, float, float, str, str | None]] = []
+        reg = self.table(doc, "object_registry")
+        if not reg.empty:
+            rows = reg[(reg["object_type"].astype(str).str.lower() == kind) & reg["page_num"].isin(pages)]
+            for _, r in rows.iterrows():
+                bbox = r.get("bbox")
+                if bbox is None or len(bbox) != 4:
+                    continue
+                key = r.get("object_key") or f"{kind}:{r['object_id']}"
+                out.append((int(r["page_num"]), float(bbox[1]), float(bbox[3]), key,
+                            r.get("caption") if isinstance(r.get("caption"), str) else None))
+        if kind == "table":
+            lines = self.store.read_table("line_df", [doc], filters=[("page_num", "in", list(pages))])
+            if not lines.empty and "kind" in lines:
+                rows = lines[lines["kind"].eq("table_row") & lines["object_key"].notna()]
+                have = {o[3] for o in out}
+                for (p, key), g in rows.groupby(["page_num", "object_key"]):
+                    if key not in have:
+                        out.append((int(p), float(g["y0"].min()), float(g["y1"].max()), str(key), None))
+        return out
+
     def _native_link(self, ref: PendingReference, doc: str) -> Resolution | None:
-        if ref.origin is None or not norm_id(ref.ref_target) or norm_id(ref.ref_target) in ("previous", "next"):
+        if ref.origin is None or not norm_id(ref.ref_target) or norm_id(ref.ref_target) in _RELATIVE_TARGETS:
             return None
         xr = self.table(doc, "cross_ref_df")
         if xr.empty:
@@ -287,7 +342,7 @@ class Resolver:
 
     def _regex(self, ref: PendingReference, doc: str) -> Resolution | None:
         """A caption or heading line naming the target ("Table 3:", "7.2 Title", "Appendix A")."""
-        if not ref.ref_target or norm_id(ref.ref_target) in ("previous", "next") or ref.ref_type == RefType.page:
+        if not ref.ref_target or norm_id(ref.ref_target) in _RELATIVE_TARGETS or ref.ref_type == RefType.page:
             return None
         if is_designator(str(ref.ref_target)):  # "(q)(1)": a paragraph, found by position (heading_text)
             return None
@@ -373,7 +428,7 @@ class Resolver:
     def _llm(self, ref: PendingReference, doc: str) -> Resolution | None:
         """Only for vague pointers ("the previous section", "the table above"): a pointer with
         an explicit id the document lacks ("Section 99") is never guessed."""
-        if norm_id(ref.ref_target) not in ("", "previous", "next"):
+        if norm_id(ref.ref_target) not in ("", *_RELATIVE_TARGETS):
             return None
         toc = self._toc_rows(doc)
         reg = self.table(doc, "object_registry")

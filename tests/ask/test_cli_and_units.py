@@ -148,6 +148,22 @@ def test_every_item_of_a_listed_pointer_is_a_mention(text, expected):
     assert [m.ref.ref_target for m in find_mentions(text)] == expected
 
 
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # IRS Notice 1036 p2, 1040NR p7, a DPA's "table above", SP 800-63B p13
+        ("the amount shown in the chart below for the applicable payroll period", [("the chart below", "table", "next")]),
+        ("adjusted for inflation (see the chart on this page)", [("the chart on this page", "table", "here")]),
+        ("the sub-processors listed in the table above", [("the table above", "table", "previous")]),
+        ("The following table lists the AALs", [("The following table", "table", "next")]),
+        ("as the figure below shows", [("the figure below", "figure", "next")]),
+        ("the rates below apply", []),
+    ],
+)
+def test_a_table_or_chart_named_by_where_it_sits(text, expected):
+    assert [(m.ref.raw_text, m.ref.ref_type.value, m.ref.ref_target) for m in find_mentions(text)] == expected
+
+
 def test_caption_is_not_a_pointer():
     assert find_pointers("Table 3: Variations on the Transformer architecture.") == []
 

@@ -264,6 +264,35 @@ def test_a_chart_without_caption_answers_a_question_in_the_year_its_page_states(
     assert any(c.page == 1 and "pymupdf_tables" in c.parsing_method for c in out.citations)
 
 
+def test_the_chart_below_is_followed_to_the_row_asked(tmp_path, shared_corpora):
+    """IRS Notice 1036 p2: "Add ... the amount shown in the chart below for the applicable payroll
+    period." The chart has no caption and no registry entry, only the rows escalation read; the
+    loop follows "the chart below" to it and answers with the Biweekly row, cited as reached
+    from the mention's line (before: the chart's title, called complete, with no amount)."""
+    from docintel import api
+
+    settings = Settings.load(env={}, store=tmp_path / "store", quiet=True)
+    api.ingest([shared_corpora / "tables" / "table_areas.pdf"], settings)
+    api.escalate(settings)
+    out = api.ask("How much do I add to a nonresident alien employee's wages for a biweekly payroll period "
+                  "before figuring withholding?", settings)
+    assert "80.80" in out.answer
+    ref = [c for c in out.citations if c.retrieved_via == RetrievedVia.reference]
+    assert ref and ref[0].page == 2 and "pymupdf_tables" in ref[0].parsing_method
+    assert [r.raw_text for r in out.resolved_references] == ["the chart below"]
+    # the same chart is "the chart on this page" anywhere on p2, and "the table above" from its foot;
+    # from p1's last line "the chart below" is p2's chart (p1's own lies above that line)
+    from docintel.references import Resolver
+    from docintel.store import Store
+
+    store = Store(settings.store)
+    doc = store.doc_ids()[0]
+    for text, page, line in [("see the chart on this page", 2, 1), ("see the table above", 2, 40), ("see the chart below", 1, 60)]:
+        (ref,) = [m.ref for m in find_mentions(text)]
+        res = Resolver(store).resolve(ref.model_copy(update={"origin": Origin(page=page, line=line), "doc_id": doc}))
+        assert res.region is not None and res.region.page_start == 2 and res.region.object_key.startswith("table:p2"), text
+
+
 def test_rows_that_only_share_the_tables_headers_are_not_quoted_beside_the_answer():
     """IRS Notice 1036's chart: every row says "Payroll Period: ...; One Withholding Allowance:
     ...", so the Weekly and Monthly rows hold as much of the question as the Biweekly one but

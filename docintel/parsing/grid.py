@@ -80,7 +80,13 @@ def number_grids(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     groups = [list(range(len(lines)))]
     columns = {r.get("column") for r in lines} - {None, "single"}
     if len(columns) > 1:
-        groups += [[k for k, r in enumerate(lines) if r.get("column") == c] for c in sorted(columns)]
+        for c in sorted(columns):
+            member = [k for k, r in enumerate(lines) if r.get("column") == c]
+            left, right = text_extent([lines[k] for k in member])
+            # a short line the column detector left to no column ("single") that sits inside this
+            # column's extent is one of its lines (a chart's last row, in a band with prose beside)
+            groups.append(sorted(member + [k for k, r in enumerate(lines) if r.get("column") == "single"
+                                           and r["x0"] >= left - 1 and r["x1"] <= right + 1]))
     out: list[dict[str, Any]] = []
     for group in groups:
         sub = [lines[k] for k in group]

@@ -341,8 +341,8 @@ def test_the_paragraph_beside_a_chart_of_numbers_is_not_its_row_labels(shared_co
     """1040NR p7: a chart of expatriation years and amounts in the right half of the page, a
     paragraph ("The alternative tax regime will apply to / you for the 10 succeeding tax years
     ...") to its left, line beside row. The paragraph's lines used to be the chart's row labels
-    and its first line the header; the rows are the years. On p14 a worksheet's line numbers
-    beside two paragraphs were read as a table of numbers."""
+    and its first line the header; the rows are the years. On p14 the paragraph in the
+    right-hand column was read into the worksheet beside it as a column of cells."""
     from synth_pages import page_input as pi
 
     doc = shared_corpora / "two_column" / "i1040nr.pdf"
@@ -352,4 +352,16 @@ def test_the_paragraph_beside_a_chart_of_numbers_is_not_its_row_labels(shared_co
     assert rows["2003"] == ["2003", "122,000", "608,000"]
     assert not any("succeeding tax years" in r["text"] for r in p7)
     p14 = methods.get("pymupdf_tables").run(pi(doc, 14)).lines
-    assert not any("Subtract line 6 from line 2" in r["text"] for r in p14)
+    assert not any("investment should be shown in Form" in r["text"] for r in p14)
+
+
+def test_a_chart_in_the_middle_column_keeps_a_row_no_column_claimed(shared_corpora):
+    """1040NR p7, middle of three columns: the post-June 2004 chart (2005 | 127,000 ... 2007 |
+    136,000). Its last row shares a band with lines of both other columns, and the column
+    detector gave that band to no column ("single"): the chart had three rows in its column and
+    was not a table."""
+    from synth_pages import page_input as pi
+
+    lines = methods.get("pymupdf_tables").run(pi(shared_corpora / "two_column" / "i1040nr.pdf", 7)).lines
+    rows = {r["row_key"]: [c["value"] for c in json.loads(r["cells"])] for r in lines if r["object_key"] == "table:p7.2"}
+    assert rows["2005"] == ["2005", "127,000"] and rows["2007"] == ["2007", "136,000"]

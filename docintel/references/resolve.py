@@ -175,6 +175,19 @@ class Resolver:
         hit = lines[lines["line_num"] == line_num]
         return float(hit["y0"].iloc[0]) if not hit.empty else None
 
+    def _origin_y(self, doc: str, page: int, line_num: int) -> float | None:
+        """The top of a mention's line: numbered in the page's best parse, which is what passages
+        quote (a page in columns is read in its reading order, numbered anew), else the baseline's."""
+        from docintel.store.view import best_lines
+
+        key = (doc, f"view:{page}")
+        if key not in self._cache:
+            view = best_lines(self.store, doc, [page])
+            self._cache[key] = view[view["in_base"].fillna(True).astype(bool)] if "in_base" in view else view
+        view = self._cache[key]
+        hit = view[view["line_num"] == line_num] if not view.empty else view
+        return float(hit["y0"].iloc[0]) if not hit.empty else self._line_y(doc, page, line_num)
+
     def _baseline_lines(self, doc: str, page: int) -> pd.DataFrame:
         key = (doc, f"lines:{page}")
         if key not in self._cache:
@@ -225,7 +238,7 @@ class Resolver:
         return self._section_region(ref, doc, toc, hits[0])
 
     def _section_index(self, toc: pd.DataFrame, page: int, line: int | None, doc: str) -> int | None:
-        y = self._line_y(doc, page, line) if line is not None else None
+        y = self._origin_y(doc, page, line) if line is not None else None
         best = None
         for i, r in toc.iterrows():
             ps = _int(r.get("page_start"))
@@ -273,7 +286,7 @@ class Resolver:
         page = ref.origin.page
         pages = {"next": (page, page + 1), "previous": (page - 1, page), "here": (page,)}[norm_id(ref.ref_target)]
         found = self._objects_on(doc, pages, ref.ref_type.value)
-        y = self._line_y(doc, page, ref.origin.line) if ref.origin.line is not None else None
+        y = self._origin_y(doc, page, ref.origin.line) if ref.origin.line is not None else None
         if norm_id(ref.ref_target) == "here":
             here = [o for o in found if o[0] == page]
             pick = min(here, key=lambda o: abs(o[1] - y) if y is not None else 0.0) if here else None

@@ -114,3 +114,37 @@ def test_a_rule_paragraph_named_by_its_letters_is_read_alone(fr_store):
     assert parts[0].page == 13 and parts[0].lines[0].text.startswith("(i) Minimum Equipment List")
     assert any("(FSIMS)" in q.text and q.page == 14 for q in parts[1:])
     assert not any("(j) Installation" in q.text for q in parts)
+
+
+def test_a_mention_on_a_page_read_in_reading_order_is_placed_by_that_parse(tmp_path):
+    """A page in columns is read in its reading order, numbered anew: 1040NR p7's "(see the chart
+    below)" is reading_order line 88, which in the baseline is another line far down the page.
+    Where the mention sits (for "below", "above", "the previous section") is read in the parse
+    the passage quoted."""
+    from docintel.schemas.tables import TABLES, to_arrow
+
+    def line(n, y, text, method):
+        return dict(doc_id="d1", page_num=1, line_num=n, text=text, x0=10.0, y0=y, x1=200.0, y1=y + 8,
+                    kind="text", parsing_method=method)
+
+    base = [line(1, 10.0, "Title", "pymupdf"), line(2, 300.0, "see the table above", "pymupdf"),
+            line(3, 500.0, "a footnote", "pymupdf")]
+    ordered = [line(1, 500.0, "a footnote", "reading_order"), line(2, 10.0, "Title", "reading_order"),
+               line(3, 300.0, "see the table above", "reading_order")]
+    tables = {name: to_arrow([], schema) for name, schema in TABLES.items()}
+    tables["documents"] = to_arrow([{"doc_id": "d1", "file_name": "d1.pdf", "n_pages": 1}], TABLES["documents"])
+    tables["line_df"] = to_arrow(base + ordered, TABLES["line_df"])
+    tables["page_df"] = to_arrow([{"doc_id": "d1", "page_num": 1, "parsing_method": m, "coverage": "page"}
+                                  for m in ("pymupdf", "reading_order")], TABLES["page_df"])
+    tables["object_registry"] = to_arrow([{"doc_id": "d1", "object_type": "table", "object_id": "1",
+                                           "object_key": "table:1", "page_num": 1, "bbox": [10.0, 100.0, 200.0, 200.0]}],
+                                         TABLES["object_registry"])
+    s = Store(tmp_path)
+    with s.lock("test"):
+        s.write_document("d1", tables, {"file_name": "d1.pdf", "path": "/x/d1.pdf"})
+    # reading_order line 3 is at y 300, under the table; baseline line 3 is at y 500 (also under it),
+    # baseline line 1 at y 10 (over it): read in the baseline, "above" from line 1 finds nothing
+    res = Resolver(s).resolve(pointer("see the table above", 1, 3, "d1"))
+    assert res.region is not None and res.region.object_key == "table:1"
+    res = Resolver(s).resolve(pointer("see the table above", 1, 2, "d1"))  # reading_order line 2: y 10
+    assert res.region is None

@@ -180,7 +180,8 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     text_kind = kinds_of(lines).eq("text")
     band = _in_band(y0, y1, h, share) & text_kind
     wide_band = _in_band(y0, y1, h, 1.5 * share) & text_kind
-    margin = band & (n_words <= 12)
+    # ... unless it is set with the text: the first or last line of a column set near the edge
+    margin = band & (n_words <= 12) & ~_set_with_the_text(lines, band)
     # a little further in, only what reads as a running head: capitals (not a caption such as
     # "TABLE 2-1. KEY SECURITY ROLES") or a bare page number (SP 800-63B sets "AUTHENTICATION &
     # LIFECYCLE MANAGEMENT" down to 60 pt of 792)
@@ -211,6 +212,25 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
 
 _EDGE = 45.0
 """Points from the left edge of the page within which sideways text is a stamp."""
+
+
+def _set_with_the_text(lines: pd.DataFrame, band: pd.Series) -> pd.Series:
+    """Lines of ``band`` set at the body's line spacing from another line over or under them
+    (a gap under half a line, overlapping it across): the first or last line of a column set
+    close to the edge ("your residency was more than" / "$124,000. This amount is adjusted for",
+    1040NR p7), not a running head or foot, which stands apart from the text."""
+    out = pd.Series(False, index=lines.index)
+    if not band.any() or "x0" not in lines:
+        return out
+    for _, g in lines.groupby("page_num"):
+        x0, x1 = g["x0"].astype(float), g["x1"].astype(float)
+        y0, y1 = g["y0"].astype(float), g["y1"].astype(float)
+        for i in g.index[band.loc[g.index]]:
+            half = 0.5 * (y1[i] - y0[i])
+            across = (x0 < x1[i]) & (x1 > x0[i]) & (g.index != i)
+            gap = pd.concat([y0[i] - y1, y0 - y1[i]], axis=1).max(axis=1)  # vertical white space between
+            out.loc[i] = bool((across & (gap >= -1) & (gap <= half)).any())
+    return out
 
 
 def _in_band(y0: pd.Series, y1: pd.Series, h: pd.Series, share: float) -> pd.Series:

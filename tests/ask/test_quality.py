@@ -1017,6 +1017,25 @@ def test_a_running_head_set_low_is_dropped_but_a_heading_near_the_top_is_kept():
                                   "TABLE 2-1. KEY SECURITY ROLES"]  # a caption set high is kept
 
 
+def test_a_columns_first_and_last_lines_set_near_the_edge_are_text_not_margin():
+    """1040NR pages run their three columns into the top and bottom 7% of the page: the last
+    line of a column ("$124,000. This amount is adjusted for", p7) and the first ("are included
+    as income in box 1 of your", p10) were dropped as running feet and heads, cutting sentences
+    ("... was more than" | lost). Set at the body's line spacing, they are text; the foot
+    "Instructions for Form 1040NR", standing apart, is not."""
+    import pandas as pd
+
+    from docintel.retrieval.region import drop_margins
+
+    rows = [("are included as income in box 1 of your", 402, 33, 41), ("Form W-2.", 402, 43, 51),
+            ("A higher limit may apply to", 414, 56, 64), ("your residency was more than", 42, 726, 734),
+            ("$124,000. This amount is adjusted for", 42, 736, 744), ("Instructions for Form 1040NR", 443, 756, 764)]
+    page = pd.DataFrame([{"page_num": 1, "line_num": i + 1, "text": t, "kind": "text", "x0": float(x), "x1": float(x) + 150,
+                          "y0": float(a), "y1": float(b)} for i, (t, x, a, b) in enumerate(rows)])
+    kept = drop_margins(page, {1: 792.0})
+    assert list(kept["line_num"]) == [1, 2, 3, 4, 5]
+
+
 def test_a_long_running_head_in_small_type_is_dropped_but_body_text_at_the_top_is_kept():
     """FIPS 199 sets its 15-word title at 8 pt over 10.5 pt body text at the top of each page; it
     was read into the first sentence ("... Information Systems EXAMPLE 5: A power plant ...")."""

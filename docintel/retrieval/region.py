@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from docintel.schemas.generation import Cell, PassageLine
@@ -219,18 +220,20 @@ def _set_with_the_text(lines: pd.DataFrame, band: pd.Series) -> pd.Series:
     (a gap under half a line, overlapping it across): the first or last line of a column set
     close to the edge ("your residency was more than" / "$124,000. This amount is adjusted for",
     1040NR p7), not a running head or foot, which stands apart from the text."""
-    out = pd.Series(False, index=lines.index)
+    out = np.zeros(len(lines), dtype=bool)
     if not band.any() or "x0" not in lines:
-        return out
-    for _, g in lines.groupby("page_num"):
-        x0, x1 = g["x0"].astype(float), g["x1"].astype(float)
-        y0, y1 = g["y0"].astype(float), g["y1"].astype(float)
-        for i in g.index[band.loc[g.index]]:
-            half = 0.5 * (y1[i] - y0[i])
-            across = (x0 < x1[i]) & (x1 > x0[i]) & (g.index != i)
-            gap = pd.concat([y0[i] - y1, y0 - y1[i]], axis=1).max(axis=1)  # vertical white space between
-            out.loc[i] = bool((across & (gap >= -1) & (gap <= half)).any())
-    return out
+        return pd.Series(out, index=lines.index)
+    page = lines["page_num"].to_numpy()
+    x0, x1 = lines["x0"].to_numpy(dtype=float), lines["x1"].to_numpy(dtype=float)
+    y0, y1 = lines["y0"].to_numpy(dtype=float), lines["y1"].to_numpy(dtype=float)
+    flagged = band.to_numpy()
+    for p in np.unique(page[flagged]):
+        on = np.flatnonzero(page == p)
+        for b in on[flagged[on]]:
+            across = (x0[on] < x1[b]) & (x1[on] > x0[b]) & (on != b)
+            gap = np.maximum(y0[b] - y1[on], y0[on] - y1[b])  # the white space between the two lines
+            out[b] = bool((across & (gap >= -1) & (gap <= 0.5 * (y1[b] - y0[b]))).any())
+    return pd.Series(out, index=lines.index)
 
 
 def _in_band(y0: pd.Series, y1: pd.Series, h: pd.Series, share: float) -> pd.Series:
@@ -276,13 +279,15 @@ def mark_footnotes(lines: pd.DataFrame, heights: dict[int, float]) -> pd.DataFra
         pitch = ys["y0"].astype(float).diff()
         pitch = pitch[pitch > 1].median() if (pitch > 1).any() else 0.0
         start = None
+        tops = ys["y0"].to_numpy(dtype=float)
+        sizes = ys["font_size"].to_numpy(dtype=float)
+        texts = ys["text"].astype(str).tolist()
         for i in range(1, len(ys)):
-            r = ys.iloc[i]
-            y = float(r["y0"])
-            if y < 0.6 * h or not _FOOTNOTE_MARK.match(str(r["text"])):
+            y = tops[i]
+            if y < 0.6 * h or not _FOOTNOTE_MARK.match(texts[i]):
                 continue
-            fs = float(r["font_size"]) if r["font_size"] == r["font_size"] else body
-            gap = y - float(ys.iloc[i - 1]["y0"])
+            fs = sizes[i] if sizes[i] == sizes[i] else body
+            gap = y - tops[i - 1]
             if fs > body + 0.1:
                 continue  # a numbered heading ("3 Premium") is set larger, not smaller
             if fs <= body - 1.0 or (pitch and gap >= 1.8 * pitch):

@@ -94,12 +94,16 @@ def number_grids(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         # nor bound it, but they still count against its share of numbers (taking them out
         # must not make a table of a worksheet's line numbers)
         pieces = []  # (piece, first of its block, last of its block, prose lines beside it)
+        prosy: _Prose | None = None
         for whole in grid_blocks(sub, [i for i, k in enumerate(group) if k in caps]):
-            block = _without_prose(sub, whole)
+            if whole["rows"] < NUMBER_GRID_ROWS or sum(is_numeric(sub[k]["text"].strip()) for k in whole["lines"]) < 3:
+                continue  # no piece of it can be a grid of numbers
+            prosy = prosy or _Prose(sub)
+            block = prosy.without(whole)
             prose = set(whole["lines"]) - set(block["lines"]) if block else set()
             # the text column beside a piece shows once the block is cut (a sample table above
             # the tax table, an example paragraph to its left)
-            cut = [q for q in (_without_prose(sub, q) for q in _split_at_headers(sub, block)) if q] if block else []
+            cut = [q for q in (prosy.without(q) for q in _split_at_headers(sub, block)) if q] if block else []
             pieces += [(piece, i == 0, i == len(cut) - 1, prose) for i, piece in enumerate(cut)]
         for block, first, last, prose in pieces:
             if block["rows"] < NUMBER_GRID_ROWS or block["cells"] < MIN_CELLS:
@@ -151,42 +155,56 @@ PROSE_WORDS = 5
 """Words in a line of running prose (a short row label has fewer)."""
 
 
-def _runs_on(lines: Sequence[dict[str, Any]], k: int) -> bool:
-    """A line of running prose: PROSE_WORDS words or more, and it or the line just under it (at
-    its left edge) starts in lower case: "you for the 10 succeeding tax years" / "following the
-    year of your ..." beside a chart of years is the paragraph next to it, not its row labels."""
-    r = lines[k]
-    text = r["text"].strip()
-    if len(text.split()) < PROSE_WORDS:
-        return False
-    if text[:1].islower():
-        return True
-    height = r["y1"] - r["y0"]
-    below = [b for b in lines if abs(b["x0"] - r["x0"]) <= 3 and 0 <= b["y0"] - r["y1"] <= 1.5 * height]
-    return any(b["text"].strip()[:1].islower() for b in below)
+class _Prose:
+    """The lines of running prose among ``lines`` (read once per page or column): PROSE_WORDS
+    words or more, and the line or the line just under it (at its left edge) starts in lower
+    case: "you for the 10 succeeding tax years" / "following the year of your ..." beside a chart
+    of years is the paragraph next to it, not its row labels."""
 
+    def __init__(self, lines: Sequence[dict[str, Any]]) -> None:
+        self.lines = lines
+        self.by_edge: dict[int, list[int]] = {}  # left edge (whole points) -> line indices
+        for k, r in enumerate(lines):
+            self.by_edge.setdefault(int(r["x0"]), []).append(k)
+        lower = [r["text"].strip()[:1].islower() for r in lines]
+        self.prose = [False] * len(lines)
+        for k, r in enumerate(lines):
+            if len(r["text"].split()) < PROSE_WORDS:
+                continue
+            height = r["y1"] - r["y0"]
+            self.prose[k] = lower[k] or any(lower[j] for j in self.at_edge(r["x0"])
+                                            if 0 <= lines[j]["y0"] - r["y1"] <= 1.5 * height)
 
-def _without_prose(lines: Sequence[dict[str, Any]], block: dict[str, Any]) -> dict[str, Any] | None:
-    """``block`` without the lines of running prose its bands took in, and, where two or more
-    lines of prose within its bounds start at one left edge and their paragraph goes on above or below the block (the text
-    column beside a chart), without every line at that edge: the column's headings too
-    ("Expatriation Before June 4," / "2004" over the paragraph). None when nothing is left."""
-    inside = [k for k, r in enumerate(lines) if block["y0"] <= (r["y0"] + r["y1"]) / 2 <= block["y1"]
-              and block["x0"] <= r["x0"] <= block["x1"]]
-    prose = [k for k in inside if _runs_on(lines, k)]
-    if not prose:
-        return block
-    drop = set(prose)
-    for k in prose:
-        x, height = lines[k]["x0"], lines[k]["y1"] - lines[k]["y0"]
-        if sum(abs(lines[j]["x0"] - x) <= 3 for j in prose) < 2:
-            continue
-        outside = [r for i, r in enumerate(lines) if i not in block["lines"] and abs(r["x0"] - x) <= 3
-                   and (0 <= r["y0"] - block["y1"] <= 1.5 * height or 0 <= block["y0"] - r["y1"] <= 1.5 * height)]
-        if outside:
-            drop |= {j for j in block["lines"] if abs(lines[j]["x0"] - x) <= 3}
-    idx = [k for k in block["lines"] if k not in drop]
-    return _block_of(lines, idx) if idx else None
+    def at_edge(self, x: float) -> list[int]:
+        """Indices of the lines starting within 3 points of ``x``."""
+        return [j for e in range(int(x) - 4, int(x) + 5) for j in self.by_edge.get(e, ())
+                if abs(self.lines[j]["x0"] - x) <= 3]
+
+    def without(self, block: dict[str, Any]) -> dict[str, Any] | None:
+        """``block`` without the lines of running prose its bands took in, and, where two or
+        more lines of prose within its bounds start at one left edge and their paragraph goes on
+        above or below the block (the text column beside a chart), without every line at that
+        edge: the column's headings too ("Expatriation Before June 4," / "2004" over the
+        paragraph). None when nothing is left."""
+        lines = self.lines
+        prose = [k for k, r in enumerate(lines) if self.prose[k] and block["y0"] <= (r["y0"] + r["y1"]) / 2 <= block["y1"]
+                 and block["x0"] <= r["x0"] <= block["x1"]]
+        if not prose:
+            return block
+        members = set(block["lines"])
+        drop = set(prose)
+        done: set[int] = set()
+        for k in prose:
+            x, height = lines[k]["x0"], lines[k]["y1"] - lines[k]["y0"]
+            edge = self.at_edge(x)
+            if int(x) in done or sum(self.prose[j] and j in prose for j in edge) < 2:
+                continue
+            done.add(int(x))
+            if any(j not in members and (0 <= lines[j]["y0"] - block["y1"] <= 1.5 * height
+                                         or 0 <= block["y0"] - lines[j]["y1"] <= 1.5 * height) for j in edge):
+                drop |= {j for j in edge if j in members}
+        idx = [k for k in block["lines"] if k not in drop]
+        return _block_of(lines, idx) if idx else None
 
 
 def _extend_up(lines: Sequence[dict[str, Any]], region: dict[str, Any], max_lines: int = 3) -> None:

@@ -207,20 +207,34 @@ class _Prose:
         return _block_of(lines, idx) if idx else None
 
 
-def _extend_up(lines: Sequence[dict[str, Any]], region: dict[str, Any], max_lines: int = 3) -> None:
-    """Grow a region over the header lines just above it ("One Withholding" over "Allowance"):
-    lines that start at one of its cell edges, each close to the one below."""
+HEADER_LINES = 10
+"""Lines over a grid of numbers that may be its header (a chart's column titles wrap: "IF you /
+expatriated / during ..." beside "THEN the rules / outlined on this page / apply if ...")."""
+HEADER_SLACK = (15.0, 30.0)
+"""Points a header line may start left of a grid (a title over a centred year) and end right of
+it (over right-aligned amounts)."""
+
+
+def _extend_up(lines: Sequence[dict[str, Any]], region: dict[str, Any], max_lines: int = HEADER_LINES) -> None:
+    """Grow a region over the header lines just above it ("One Withholding" over "Allowance"),
+    each close to the one below: lines that start at one of its cell edges, or short ones (fewer
+    than PROSE_WORDS words) set over it, column titles centred over their cells; the region
+    widens to hold them."""
     above = sorted(
         (k for k, r in enumerate(lines) if r["y1"] <= region["y0"] + 1 and r["x1"] >= region["x0"] - 1 and r["x0"] <= region["x1"] + 1),
         key=lambda k: -lines[k]["y1"],
     )
-    top = region["y0"]
+    top, x0, x1 = region["y0"], region["x0"], region["x1"]
+    left, right = HEADER_SLACK
     for k in above[:max_lines]:
         r = lines[k]
-        if top - r["y1"] > 1.5 * (r["y1"] - r["y0"]) or not any(abs(r["x0"] - x) <= 3 for x in region["lefts"]):
+        aligned = any(abs(r["x0"] - x) <= 3 for x in region["lefts"])
+        over = (r["x0"] >= region["x0"] - left and r["x1"] <= region["x1"] + right
+                and len(r["text"].split()) < PROSE_WORDS)
+        if top - r["y1"] > 1.5 * (r["y1"] - r["y0"]) or not (aligned or over):
             break
-        top = min(top, r["y0"])
-    region["y0"] = top
+        top, x0, x1 = min(top, r["y0"]), min(x0, r["x0"]), max(x1, r["x1"])
+    region["y0"], region["x0"], region["x1"] = top, x0, x1
 
 
 def caption_lines(lines: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:

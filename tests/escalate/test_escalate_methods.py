@@ -365,3 +365,6 @@ def test_a_chart_in_the_middle_column_keeps_a_row_no_column_claimed(shared_corpo
     lines = methods.get("pymupdf_tables").run(pi(shared_corpora / "two_column" / "i1040nr.pdf", 7)).lines
     rows = {r["row_key"]: [c["value"] for c in json.loads(r["cells"])] for r in lines if r["object_key"] == "table:p7.2"}
     assert rows["2005"] == ["2005", "127,000"] and rows["2007"] == ["2007", "136,000"]
+    # its column titles wrap over three and six lines, centred over the cells, not at their edges
+    header = next(r["text"] for r in lines if r["object_key"] == "table:p7.2" and r["row_key"] == "header")
+    assert "IF you expatriated during" in header and "average annual net income tax was more than" in header

@@ -472,8 +472,10 @@ def _after(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence]:
 
 
 def _quotable(s: _Sentence) -> bool:
-    """A sentence an answer may quote: a table row or prose, never injected instructions."""
-    return not s.injected and (s.is_row or _is_prose(s.text))
+    """A sentence an answer may quote: a table row or prose, never injected instructions, nor a
+    table's header row on its own (its column titles hold the question's words and no value:
+    "If Form 1040NR, line 40, is— At least | ... Single Your tax is—"; it comes as a row's context)."""
+    return not s.injected and not s.is_header and (s.is_row or _is_prose(s.text))
 
 
 def _is_prose(text: str) -> bool:

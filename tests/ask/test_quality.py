@@ -309,6 +309,27 @@ def test_rows_that_only_share_the_tables_headers_are_not_quoted_beside_the_answe
     assert "Weekly;" not in out.answer.replace("Biweekly;", "") and "Monthly" not in out.answer
 
 
+def test_a_tables_header_row_is_no_answer_on_its_own():
+    """SP 800-48 Table 2-1: "IEEE Standard or Amendment | Maximum Data Rate | Frequency Band |
+    Comments" holds the question's words ("maximum data rate") and no value; it was quoted beside
+    the 802.11 row, and on the 1040NR tax table ("If Form 1040NR, line 40, is— At least | ...
+    Single Your tax is—") it was the whole answer, called complete. It is quoted only as a row's
+    context."""
+    heads = ["IEEE Standard or Amendment", "Maximum Data Rate", "Frequency Band"]
+    header = PassageLine(line_num=1, text=" | ".join(heads), kind="table_row", row_key="header",
+                         cells=[Cell(header=h, value=h) for h in heads])
+    rows = [PassageLine(line_num=2 + i, text=f"{k} | {v} | 2.4 GHz", kind="table_row", row_key=k,
+                        cells=[Cell(header=h, value=x) for h, x in zip(heads, (k, v, "2.4 GHz"))])
+            for i, (k, v) in enumerate([("802.11", "2 Mbps"), ("802.11b", "11 Mbps")])]
+    p = Passage(passage_id="P1", doc_id="d", doc="sp800-48.pdf", page=13, page_label="2-2", line_start=1, line_end=3,
+                parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.primary, lines=[header] + rows)
+    out = _generate("What was the maximum data rate of the original IEEE 802.11 standard?", [p])
+    assert "2 Mbps" in out.answer and "lines 1-1" not in out.answer
+    alone = Passage(**{**p.model_dump(), "lines": [header], "line_end": 1})
+    out = _generate("What is the maximum data rate of the frequency band?", [alone])
+    assert out.answer_completeness == Completeness.partial
+
+
 def test_what_does_is_not_a_list_question():
     assert parse_question("What does Table 1 say about availability?").shape != AnswerShape.list
     assert parse_question("What tools can help?").shape == AnswerShape.list

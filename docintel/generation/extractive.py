@@ -338,9 +338,10 @@ def _sentences(p: Passage) -> list[_Sentence]:
     if rows:  # each table row is a "sentence" of its own: its cells with their headers
         for ln in rows:
             # the header row is its headers, not each header named by itself
-            text = row_text([(c.header, c.value) for c in ln.cells]) if ln.cells and ln.row_key != "header" else ln.text
-            out.append(_Sentence(p, text, [ln.line_num], 0, is_row=True, is_header=ln.row_key == "header",
-                                 cells=[(c.header, c.value) for c in ln.cells] if ln.row_key != "header" else []))
+            header = ln.row_key == "header"
+            cells = [] if header else [(c.header, c.value) for c in ln.cells]
+            out.append(_Sentence(p, row_text(cells) if cells else ln.text, [ln.line_num], 0, is_row=True,
+                                 is_header=header, cells=cells))
         out.sort(key=lambda x: x.line_nums[0])
         for k, x in enumerate(out):
             x.index = k

@@ -90,13 +90,14 @@ def number_grids(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for group in groups:
         sub = [lines[k] for k in group]
+        numeric = [is_numeric(r["text"].strip()) for r in sub]
         # a block's lines of running prose are the paragraph beside it: they neither cut it
         # nor bound it, but they still count against its share of numbers (taking them out
         # must not make a table of a worksheet's line numbers)
         pieces = []  # (piece, first of its block, last of its block, prose lines beside it)
         prosy: _Prose | None = None
         for whole in grid_blocks(sub, [i for i, k in enumerate(group) if k in caps]):
-            if whole["rows"] < NUMBER_GRID_ROWS or sum(is_numeric(sub[k]["text"].strip()) for k in whole["lines"]) < 3:
+            if whole["rows"] < NUMBER_GRID_ROWS or sum(numeric[k] for k in whole["lines"]) < 3:
                 continue  # no piece of it can be a grid of numbers
             prosy = prosy or _Prose(sub)
             block = prosy.without(whole)
@@ -111,7 +112,7 @@ def number_grids(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             if any(block["y0"] - CAPTION_GAP <= y <= block["y1"] + CAPTION_GAP for y in figures):
                 continue
             beside = sum(block["y0"] <= (sub[k]["y0"] + sub[k]["y1"]) / 2 <= block["y1"] for k in prose)
-            share = sum(is_numeric(sub[k]["text"].strip()) for k in block["lines"]) / (len(block["lines"]) + beside)
+            share = sum(numeric[k] for k in block["lines"]) / (len(block["lines"]) + beside)
             if share >= NUMBER_SHARE:
                 region = {**block, "lines": [group[k] for k in block["lines"]], "numbers": share}
                 # its header lines, when not a grid row themselves, and a last row whose label is
@@ -191,13 +192,13 @@ class _Prose:
                  and block["x0"] <= r["x0"] <= block["x1"]]
         if not prose:
             return block
-        members = set(block["lines"])
-        drop = set(prose)
+        members, found = set(block["lines"]), set(prose)
+        drop = set(found)
         done: set[int] = set()
         for k in prose:
             x, height = lines[k]["x0"], lines[k]["y1"] - lines[k]["y0"]
             edge = self.at_edge(x)
-            if int(x) in done or sum(self.prose[j] and j in prose for j in edge) < 2:
+            if int(x) in done or sum(j in found for j in edge) < 2:
                 continue
             done.add(int(x))
             if any(j not in members and (0 <= lines[j]["y0"] - block["y1"] <= 1.5 * height

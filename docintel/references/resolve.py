@@ -283,14 +283,14 @@ class Resolver:
         in the registry, only rows)."""
         if ref.origin is None:
             return None
-        page = ref.origin.page
-        pages = {"next": (page, page + 1), "previous": (page - 1, page), "here": (page,)}[norm_id(ref.ref_target)]
+        page, where = ref.origin.page, norm_id(ref.ref_target)
+        pages = {"next": (page, page + 1), "previous": (page - 1, page), "here": (page,)}[where]
         found = self._objects_on(doc, pages, ref.ref_type.value)
         y = self._origin_y(doc, page, ref.origin.line) if ref.origin.line is not None else None
-        if norm_id(ref.ref_target) == "here":
+        if where == "here":
             here = [o for o in found if o[0] == page]
             pick = min(here, key=lambda o: abs(o[1] - y) if y is not None else 0.0) if here else None
-        elif norm_id(ref.ref_target) == "next":
+        elif where == "next":
             after = [o for o in found if o[0] > page or y is None or o[1] >= y]
             pick = min(after, key=lambda o: (o[0], o[1])) if after else None
         else:

@@ -1440,3 +1440,17 @@ def test_the_number_of_a_models_name_is_not_a_number_asked():
     out = _generate(q, [p], {"737": 0.6, "max": 0.7, "operator": 0.3, "special": 1.0, "permit": 1.5,
                              "fly": 1.9, "readiness": 0.7, "flight": 0.3})
     assert out.answer.startswith('"A special flight permit is not required'), out.answer
+
+
+def test_a_models_number_named_once_is_not_asked_by_any_ask():
+    """The question names the "737 MAX" once, in its first ask; its second ask ("And what has
+    to happen if ...?") is about the same aircraft, so "737" is no number its answer must hold
+    either (a sentence citing bulletin "737-00-1028" would win on it)."""
+    from docintel.questions.parse import part_of
+    q = ("Under the proposed 737 MAX AD, does an operator need a special flight permit to fly the readiness flight? "
+         "And what has to happen if something mechanical goes wrong during that flight?")
+    parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)])
+    assert len(parsed.asks) == 2, parsed.asks
+    for i, ask in enumerate(parsed.asks):
+        request = GenerationRequest(question=ask, parsed=part_of(parsed, i), passages=[])
+        assert "737" not in ExtractiveGenerator._asked_numbers(request), (ask, parsed.numbers)

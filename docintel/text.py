@@ -212,3 +212,46 @@ def normalise_number(text: str) -> float | None:
         return None
     sign = -1.0 if m.group(1) in ("-", "\u2212") else 1.0
     return sign * float(m.group(2).replace(",", "")) * (SCALE[m.group(3)] if m.group(3) else 1.0)
+
+
+_AMOUNT = re.compile(r"[$€£]\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
+
+
+@lru_cache(maxsize=64)
+def money_amounts(question: str) -> tuple[float, ...]:
+    """The money amounts a question names ("taxable income ... is $8,000"): a number after a
+    currency sign. Read once per question, not once per table row or page scored."""
+    return tuple(v for v in (normalise_number(m.group(1)) for m in _AMOUNT.finditer(question)) if v is not None)
+
+
+def bracket_ranges(cells: list[tuple[str, str]]) -> list[tuple[int, float, float]]:
+    """The ranges a row of a bracket table spans (a tax rate schedule's "7,650 | 10,450 |
+    1,777.00 + 33%", a tax table's "14,000 | 14,050 | 1,713"), as (first cell, low, high): its
+    first two cells, or those of a group of columns repeated side by side (which starts under
+    the first column's header), when both are plain numbers, the first below the second, under
+    two headers: "23,000 | 26,000 | 29,000", the thousands over each of three groups of a tax
+    table's columns, all under "At least", is no range. (header, value) per cell."""
+    if len(cells) < 2:
+        return []
+    values = [normalise_number(v.lstrip("$€£ ")) for _, v in cells]
+    out = []
+    for k in range(len(cells) - 1):
+        if k and not (cells[k][0] and cells[k][0] == cells[0][0]):
+            continue
+        if cells[k][0] and cells[k + 1][0] == cells[k][0]:
+            continue
+        lo, hi = values[k], values[k + 1]
+        if lo is not None and hi is not None and lo < hi:
+            out.append((k, lo, hi))
+    return out
+
+
+def bracket_group(cells: list[tuple[str, str]], amounts: tuple[float, ...]) -> list[tuple[str, str]]:
+    """The cells of the group of columns whose range holds one of ``amounts``: a tax table sets
+    three groups side by side ("25,300 | 25,350 | 3,408 | ... | 28,300 | 28,350 | 3,858 | ..."),
+    and only the first answers "$25,320". The whole row when no range holds one."""
+    ranges = bracket_ranges(cells)
+    for i, (k, lo, hi) in enumerate(ranges):
+        if any(lo <= x < hi for x in amounts):
+            return cells[k: ranges[i + 1][0] if i + 1 < len(ranges) else len(cells)]
+    return cells

@@ -38,7 +38,7 @@ from docintel.schemas.questions import AnswerShape, ParsedQuestion
 from docintel.text import BULLET, NUMBERED_HEADING, row_text, split_sentences
 from docintel.text import stem as _stem
 from docintel.text import held as _held
-from docintel.text import normalise_number
+from docintel.text import bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
 
 MIN_COVERAGE = 0.5
@@ -512,28 +512,10 @@ def _cells_text(r: PassageLine) -> str:
     return " ".join(f"{c.header} {c.value}" for c in r.cells) or r.text
 
 
-_AMOUNT = re.compile(r"[$€£]\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
-
-
-@lru_cache(maxsize=64)
-def _amounts(question: str) -> tuple[float, ...]:
-    """The money amounts a question names ("taxable income ... is $8,000"); read once per
-    question, not once per table row scored."""
-    return tuple(v for v in (normalise_number(m.group(1)) for m in _AMOUNT.finditer(question)) if v is not None)
-
-
 def _brackets(cells: list[tuple[str, str]], amounts: tuple[float, ...]) -> bool:
-    """Whether a row of a bracket table (a tax rate schedule's "7,650 | 10,450 | 1,777.00 +
-    33%", a tax table's "14,000 | 14,050 | 1,713") holds an amount the question names in its
-    range: its first two cells (or those of a group of columns repeated side by side, which
-    starts under the first column's header) are plain numbers, the first at most the amount,
-    the second above it. (header, value) per cell."""
-    if not amounts or len(cells) < 2:
-        return False
-    values = [normalise_number(v.lstrip("$€£ ")) for _, v in cells]
-    starts = [k for k in range(len(cells) - 1) if k == 0 or (cells[k][0] and cells[k][0] == cells[0][0])]
-    return any(values[k] is not None and values[k + 1] is not None and values[k] < values[k + 1]
-               and any(values[k] <= x < values[k + 1] for x in amounts) for k in starts)
+    """Whether a row of a bracket table holds an amount the question names in its range
+    (:func:`docintel.text.bracket_ranges`). (header, value) per cell."""
+    return bool(amounts) and any(lo <= x < hi for _, lo, hi in bracket_ranges(cells) for x in amounts)
 
 
 def _singles_out(row: _Sentence, sents: list[_Sentence], weights: dict[str, float], amounts: tuple[float, ...]) -> bool:
@@ -764,10 +746,12 @@ class ExtractiveGenerator:
         if shape == AnswerShape.value and re.match(r"(?i)\s*how\s+(many|much)\b", request.question) and not _NUM.search(s.text):
             s.coverage *= 0.7
             score *= 0.7
-        if s.cells and _brackets(s.cells, _amounts(request.parsed.text)):
+        if s.cells and _brackets(s.cells, money_amounts(request.parsed.text)):
             # the row of a bracket table the question's amount falls in ("$8,000": the
-            # "7,650 | 10,450" row) answers it whatever its words
+            # "7,650 | 10,450" row) answers it whatever its words; of a tax table's groups of
+            # columns side by side, only the group holding the amount is quoted
             score += total
+            s.text = row_text(bracket_group(s.cells, money_amounts(request.parsed.text)))
             s.coverage = max(s.coverage, 1.0)
         s.injected = bool(_INJECTION.search(s.text))
         s.score = score
@@ -854,7 +838,7 @@ class ExtractiveGenerator:
             chosen = [best]
             for s in ranked[1:3]:
                 if s.score >= 0.8 * best.score and s.coverage >= floor and s.text != best.text \
-                        and not (s.cells and not _singles_out(s, sents, weights, _amounts(request.parsed.text))):
+                        and not (s.cells and not _singles_out(s, sents, weights, money_amounts(request.parsed.text))):
                     chosen.append(s)
             chosen = self._continuations(chosen, sents, weights, request.parsed.focus, floor)
             chosen = self._with_paragraphs(chosen, sents, best)
@@ -1233,7 +1217,7 @@ class ExtractiveGenerator:
             elif request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order
                 best = body[:25]
             else:  # a table a passage pointed at: the rows the question singles out, else the closest ones
-                best = _bracketing_rows(body, _amounts(request.parsed.text))[:3] or _matching_rows(body, weights)[:3] or sorted(
+                best = _bracketing_rows(body, money_amounts(request.parsed.text))[:3] or _matching_rows(body, weights)[:3] or sorted(
                     body, key=lambda r: (-len(_stems(_cells_text(r)) & set(weights)), r.line_num))[:3]
             # no row names what the question asks about (or "What are the six Functions?"):
             # the whole table, in order

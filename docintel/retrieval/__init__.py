@@ -43,6 +43,7 @@ class Candidate(BaseModel):
     sentence: float = Field(0.0, description="Share of the question's idf mass in the best single sentence.")
     section: str | None = Field(None, description="Title of the section holding that window.")
     section_match: float = Field(0.0, description="Share of the question's idf mass in that title.")
+    bracket: float = Field(0.0, description="1 when a row of a bracket table on the page holds an amount the question names.")
     line_start: int | None = None
     line_end: int | None = None
 
@@ -86,7 +87,7 @@ def retrieve(
         cands.append(
             Candidate(doc_id=h.doc_id, page_num=h.page_num, page_label=h.page_label, score=round(score, 6),
                       bm25=h.bm25, window=round(cov, 6), sentence=round(span.sentence, 6), section=title, section_match=round(match, 6),
-                      line_start=lo, line_end=hi)
+                      bracket=h.bracket, line_start=lo, line_end=hi)
         )
     cands.sort(key=lambda c: (-c.score, c.doc_id, c.page_num))
     unused: list[str] = []

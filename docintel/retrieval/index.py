@@ -7,7 +7,9 @@
 - ``pages``: doc_id, page_num, page_label, parsing methods and a hash of the indexed text, so a
   page is re-indexed only when its best view changed;
 - ``page_fts``: the FTS5 table (porter stemming) over page text, table cells with their headers;
-- ``toc_fts``: section titles with their page range, for TOC-title matches.
+- ``toc_fts``: section titles with their page range, for TOC-title matches;
+- ``brackets``: the ranges of the rows of bracket tables (a tax table's "25,300 | 25,350"),
+  so that a question naming an amount ("my income is $25,320") finds the page whose row holds it.
 
 :func:`update_index` is incremental: new doc_ids are added, removed ones dropped, changed ones
 re-checked page by page. Readers never lock: SQLite transactions keep them consistent.
@@ -24,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from docintel.store.store import Store
+from docintel.text import bracket_ranges
 
 INDEX_FILE = "pages.sqlite"
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -40,6 +43,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS page_fts USING fts5(
 CREATE VIRTUAL TABLE IF NOT EXISTS toc_fts USING fts5(
     title, doc_id UNINDEXED, toc_id UNINDEXED, page_start UNINDEXED, page_end UNINDEXED,
     tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS brackets(doc_id TEXT, page_num INTEGER, lo REAL, hi REAL);
+CREATE INDEX IF NOT EXISTS brackets_doc ON brackets(doc_id);
 """
 
 
@@ -67,7 +72,7 @@ def connect(store: Store, create: bool = False) -> sqlite3.Connection | None:
         row = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         if row is None or int(row[0]) != INDEX_VERSION:
             conn.executescript(
-                "DELETE FROM docs; DELETE FROM pages; DELETE FROM page_fts; DELETE FROM toc_fts;"
+                "DELETE FROM docs; DELETE FROM pages; DELETE FROM page_fts; DELETE FROM toc_fts; DELETE FROM brackets;"
             )
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),))
             conn.commit()
@@ -149,6 +154,7 @@ def _drop_doc(conn: sqlite3.Connection, doc_id: str) -> int:
     n = conn.execute("SELECT count(*) FROM pages WHERE doc_id=?", (doc_id,)).fetchone()[0]
     conn.execute("DELETE FROM page_fts WHERE rowid IN (SELECT fts_rowid FROM pages WHERE doc_id=?)", (doc_id,))
     conn.execute("DELETE FROM toc_fts WHERE doc_id=?", (doc_id,))
+    conn.execute("DELETE FROM brackets WHERE doc_id=?", (doc_id,))
     conn.execute("DELETE FROM pages WHERE doc_id=?", (doc_id,))
     conn.execute("DELETE FROM docs WHERE doc_id=?", (doc_id,))
     return n
@@ -185,6 +191,35 @@ def page_text(lines) -> str:
             except (ValueError, AttributeError, TypeError):
                 pass
     return "\n".join(parts)
+
+
+CHAIN_SHARE = 0.5
+"""Share of a bracket column's consecutive rows that must chain (one row's high is the next
+row's low) for its rows to be indexed as ranges."""
+
+
+def bracket_rows(lines) -> list[tuple[int, float, float]]:
+    """(page, low, high) of each row of a bracket table: a pair of columns whose rows chain,
+    each row's high being the next one's low ("25,300 | 25,350", "25,350 | 25,400"). The chain
+    tells a bracket from any two increasing numbers side by side (a year and an amount)."""
+    if lines.empty or "cells" not in lines.columns or "object_key" not in lines.columns:
+        return []
+    tables = lines[lines["object_key"].notna() & lines["cells"].notna()]
+    out: list[tuple[int, float, float]] = []
+    for (page, _key), g in tables.groupby(["page_num", "object_key"], sort=False):
+        columns: dict[int, list[tuple[float, float]]] = {}
+        for cells in g.sort_values("line_num")["cells"]:
+            try:
+                row = [(str(c.get("header") or ""), str(c.get("value") or "")) for c in json.loads(cells)]
+            except (ValueError, AttributeError, TypeError):
+                continue
+            for k, lo, hi in bracket_ranges(row):
+                columns.setdefault(k, []).append((lo, hi))
+        for ranges in columns.values():
+            links = sum(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+            if links >= 2 and links >= CHAIN_SHARE * (len(ranges) - 1):
+                out.extend((int(page), lo, hi) for lo, hi in ranges)
+    return out
 
 
 def _index_doc(conn: sqlite3.Connection, store: Store, doc_id: str, entry: dict[str, Any]) -> tuple[int, int]:
@@ -237,4 +272,8 @@ def _index_doc(conn: sqlite3.Connection, store: Store, doc_id: str, entry: dict[
             "INSERT INTO toc_fts(title, doc_id, toc_id, page_start, page_end) VALUES (?, ?, ?, ?, ?)",
             (title, doc_id, str(r.toc_id or ""), int(r.page_start), int(end)),
         )
+    # bracket rows: few, rewritten whole
+    conn.execute("DELETE FROM brackets WHERE doc_id=?", (doc_id,))
+    conn.executemany("INSERT INTO brackets VALUES (?, ?, ?, ?)",
+                     [(doc_id, p, lo, hi) for p, lo, hi in bracket_rows(lines)])
     return n_new, len(gone)

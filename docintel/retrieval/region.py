@@ -20,7 +20,7 @@ from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
 from docintel.store.values import as_float
 from docintel.text import split_sentences as _split_sentences
-from docintel.text import held, row_text, stem, stems
+from docintel.text import bracket_ranges, held, money_amounts, normalise_number, row_text, stem, stems
 
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
 
@@ -32,6 +32,7 @@ _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+
 class Sentence:
     text: str
     line_nums: list[int] = field(default_factory=list)
+    ranges: list[tuple[float, float]] = field(default_factory=list)  # a bracket table row's (low, high)
 
 
 def split_sentences(lines: list[tuple[int, str]]) -> list[Sentence]:
@@ -80,6 +81,12 @@ def best_window(
     if not sents:
         return WindowScore(0.0, None, None, None, 0.0)
     sets = [stems(x.text) for x in sents]
+    # a bracket table's row holds the amount the question names when its range does: the row
+    # "25,300 | 25,350 | 3,334" answers "my income is $25,320"
+    amounts = money_amounts(parsed.text)
+    named = {k: v for k, v in ((k, normalise_number(k)) for k in weights) if v is not None and v in amounts}
+    for i, x in enumerate(sents):
+        sets[i] |= {k for k, v in named.items() if any(lo <= v < hi for lo, hi in x.ranges)}
     half = width // 2
     best = (-1.0, -1.0, 0, 0, 0)
     best_sentence = 0.0
@@ -124,10 +131,10 @@ def _units(lines: pd.DataFrame) -> list[Sentence]:
                                   lines.loc[is_row, "cells"]):
             try:
                 cells = json.loads(raw) if isinstance(raw, str) and raw else []
-                text = row_text([(str(c.get("header") or ""), str(c.get("value") or "")) for c in cells]) or text
+                pairs = [(str(c.get("header") or ""), str(c.get("value") or "")) for c in cells]
             except (ValueError, AttributeError, TypeError):
-                pass
-            out.append(Sentence(text, [num]))
+                pairs = []
+            out.append(Sentence(row_text(pairs) or text, [num], [(lo, hi) for _, lo, hi in bracket_ranges(pairs)]))
         out.sort(key=lambda x: x.line_nums[0])
     return out
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from docintel.retrieval.index import connect, is_current, update_index
 from docintel.schemas.questions import ParsedQuestion
 from docintel.store.store import Store
+from docintel.text import money_amounts
 
 TOC_WEIGHT = 1.0
 """Weight of the TOC-title signal: the share of the question's idf mass a section title holds,
@@ -34,6 +35,7 @@ class PageHit(BaseModel):
     toc_title: str | None = None
     methods: str = ""
     hint: float = Field(0.0, description="Share of the question's document-naming words its document's name or title holds.")
+    bracket: float = Field(0.0, description="1 when a row of a bracket table on the page holds an amount the question names.")
 
 
 def fts_query(parsed: ParsedQuestion) -> str:
@@ -129,6 +131,10 @@ def _search(
             if v > pages[key]["toc"]:
                 pages[key]["toc"] = v
                 pages[key]["toc_title"] = title
+    for key, v in _bracketing_pages(conn, query, parsed, scope, best).items():
+        pages.setdefault(key, {"bm25": v, "toc": 0.0, "toc_title": None})["bracket"] = 1.0
+        meta.setdefault(key, tuple(conn.execute("SELECT page_label, methods FROM pages WHERE doc_id=? AND page_num=?",
+                                                key).fetchone() or (str(key[1]), "")))
     hints = _doc_hint_scores(conn, parsed, scope)
     if not pages:
         return []
@@ -141,10 +147,38 @@ def _search(
         hits.append(
             PageHit(doc_id=key[0], page_num=key[1], page_label=label, score=round(score, 6),
                     bm25=round(v["bm25"], 6), toc=round(v["toc"], 6), toc_title=v["toc_title"], methods=methods,
-                    hint=round(hints.get(key[0], 0.0), 6))
+                    hint=round(hints.get(key[0], 0.0), 6), bracket=v.get("bracket", 0.0))
         )
     hits.sort(key=lambda h: (-h.score, h.doc_id, h.page_num))
-    return hits[: max(top_k, 1)] if top_k else hits
+    # a page whose bracket row holds the question's amount stays a candidate: every page of a
+    # tax table shares its words, and the row that answers is on one of them
+    return (hits[: max(top_k, 1)] + [h for h in hits[max(top_k, 1):] if h.bracket]) if top_k else hits
+
+
+def _bracketing_pages(
+    conn: sqlite3.Connection, query: str, parsed: ParsedQuestion, scope: list[str], best: float
+) -> dict[tuple[str, int], float]:
+    """(doc_id, page) -> normalised bm25 of the pages whose bracket rows hold an amount the
+    question names, among those that match its words. Such a page need not be among the bm25
+    candidates: on a long tax table, the first page, with its title and worked example, and
+    the pages before and after the one asked share the same words."""
+    amounts = money_amounts(parsed.text)
+    if not amounts:
+        return {}
+    marks = ",".join("?" * len(scope))
+    keys: set[tuple[str, int]] = set()
+    for x in amounts:
+        keys |= {(d, int(p)) for d, p in conn.execute(
+            f"SELECT DISTINCT doc_id, page_num FROM brackets WHERE lo <= ? AND ? < hi AND doc_id IN ({marks})",
+            [x, x, *scope])}
+    out = {}
+    for d, p in sorted(keys):
+        row = conn.execute(
+            "SELECT bm25(page_fts) FROM page_fts JOIN pages p ON p.fts_rowid = page_fts.rowid "
+            "WHERE page_fts MATCH ? AND p.doc_id = ? AND p.page_num = ?", [query, d, p]).fetchone()
+        if row is not None:
+            out[(d, p)] = max(0.0, -row[0]) / best
+    return out
 
 
 def _idf(conn: sqlite3.Connection, parsed: ParsedQuestion) -> dict[str, float]:

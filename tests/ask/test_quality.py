@@ -249,6 +249,64 @@ def test_the_row_of_a_bracket_table_an_amount_falls_in_is_quoted(via):
         assert "Schedule W Estates or Trusts" in out.answer
 
 
+TAX_TABLE = ["At least", "But less than", "Single", "Married filing separately"]
+
+
+def test_a_tax_table_row_is_read_group_by_group():
+    """A 1040NR Tax Table page sets three groups of columns side by side. A row holds three
+    brackets; the thousands over each group ("25,000 | 28,000 | 31,000", all under "At least")
+    hold none; only the group whose range holds the amount is quoted."""
+    from docintel.text import bracket_group, bracket_ranges
+
+    row = list(zip(TAX_TABLE * 3, ["25,300", "25,350", "3,408", "3,408", "28,300", "28,350", "3,858", "3,858",
+                                   "31,300", "31,350", "4,308", "4,308"]))
+    assert [(k, lo, hi) for k, lo, hi in bracket_ranges(row)] == [(0, 25300, 25350), (4, 28300, 28350), (8, 31300, 31350)]
+    assert bracket_ranges(list(zip(TAX_TABLE[:1] * 3, ["25,000", "28,000", "31,000"]))) == []
+    assert [v for _, v in bracket_group(row, (28320.0,))] == ["28,300", "28,350", "3,858", "3,858"]
+    assert bracket_group(row, (1.0,)) == row
+
+
+def test_only_rows_that_chain_are_indexed_as_brackets():
+    """The index keeps a table's rows as ranges only when they chain (each row's high is the next
+    one's low): a tax table does; a chart of a year and an amount ("1997 | 110,000") does not,
+    though each of its rows reads as two increasing numbers."""
+    import json
+
+    import pandas as pd
+
+    from docintel.retrieval.index import bracket_rows
+
+    def table(page, key, rows, heads):
+        return [{"page_num": page, "line_num": i, "object_key": key,
+                 "cells": json.dumps([{"header": h, "value": v} for h, v in zip(heads, r)])} for i, r in enumerate(rows)]
+
+    tax = table(37, "table:p37.1", [["25,200", "25,250", "3,393"], ["25,250", "25,300", "3,401"], ["25,300", "25,350", "3,408"]],
+                TAX_TABLE)
+    chart = table(7, "table:p7.1", [["1997", "110,000"], ["1998", "113,000"], ["1999", "116,000"]], ["Year", "Tax"])
+    got = bracket_rows(pd.DataFrame(tax + chart))
+    assert got == [(37, 25200.0, 25250.0), (37, 25250.0, 25300.0), (37, 25300.0, 25350.0)]
+
+
+def test_an_amount_finds_its_row_on_a_long_tax_table(tmp_path, shared_corpora):
+    """The 1040NR's Tax Table runs over 12 pages that share its words; its first page, with the
+    title and a worked example ("His taxable income ... is $25,300"), outranked the rest, and
+    "... $25,320 ... single. What is my tax?" got the example's header rows, called complete.
+    The index keeps each bracket row's range: the page whose row holds the amount is a
+    candidate, the row counts as holding the question's number, and only its group of columns
+    is quoted: 25,300-25,350, Single 3,408 (page 37)."""
+    from docintel import api
+
+    settings = Settings.load(env={}, store=tmp_path / "store", quiet=True)
+    api.ingest([shared_corpora / "two_column" / "i1040nr.pdf"], settings)
+    api.escalate(settings)
+    out = api.ask("My taxable income on line 40 is $25,320 and I am single. What is my tax from the Tax Table?", settings)
+    assert "Single Your tax is—: 3,408" in out.answer and "28,300" not in out.answer, out.answer
+    assert any(c.page == 37 and c.line_start == c.line_end and "pymupdf_tables" in c.parsing_method for c in out.citations)
+    out = api.ask("I'm single with taxable income of $31,000. What's my tax?", settings)
+    assert "31,000; 40, is— But less than Your tax is—: 31,050; Continued line 40, is— Single Your tax is—: 4,263" in out.answer
+    assert "25,000" not in out.answer and "28,000" not in out.answer, out.answer
+
+
 def test_a_chart_without_caption_answers_a_question_in_the_year_its_page_states(tmp_path, shared_corpora):
     """IRS Notice 1036 p1 end to end: the payroll chart (no caption, no rules) is flagged and
     escalated into rows, and "... for a biweekly payroll period in 2011?" is answered by its

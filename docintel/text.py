@@ -246,12 +246,12 @@ def bracket_ranges(cells: list[tuple[str, str]]) -> list[tuple[int, float, float
     return out
 
 
-def bracket_group(cells: list[tuple[str, str]], amounts: tuple[float, ...]) -> list[tuple[str, str]]:
+def bracket_group(cells: list[tuple[str, str]], amounts: tuple[float, ...]) -> slice:
     """The cells of the group of columns whose range holds one of ``amounts``: a tax table sets
     three groups side by side ("25,300 | 25,350 | 3,408 | ... | 28,300 | 28,350 | 3,858 | ..."),
     and only the first answers "$25,320". The whole row when no range holds one."""
     ranges = bracket_ranges(cells)
     for i, (k, lo, hi) in enumerate(ranges):
         if any(lo <= x < hi for x in amounts):
-            return cells[k: ranges[i + 1][0] if i + 1 < len(ranges) else len(cells)]
-    return cells
+            return slice(k, ranges[i + 1][0] if i + 1 < len(ranges) else len(cells))
+    return slice(0, len(cells))

@@ -218,6 +218,10 @@ class _Sentence:
     """A table row's (header, value) cells."""
     is_header: bool = False
     """A table's header row."""
+    titles: list[str] = field(default_factory=list)
+    """A header row's column titles, one per cell."""
+    group: slice | None = None
+    """The cells of a row read group by group that answer (:func:`docintel.text.bracket_group`)."""
     is_note: bool = False
     cont: "_Sentence | None" = None
     """The rest of this sentence on the next page (its text is already in ``text``)."""
@@ -341,7 +345,7 @@ def _sentences(p: Passage) -> list[_Sentence]:
             header = ln.row_key == "header"
             cells = [] if header else [(c.header, c.value) for c in ln.cells]
             out.append(_Sentence(p, row_text(cells) if cells else ln.text, [ln.line_num], 0, is_row=True,
-                                 is_header=header, cells=cells))
+                                 is_header=header, cells=cells, titles=[c.value for c in ln.cells] if header else []))
         out.sort(key=lambda x: x.line_nums[0])
         for k, x in enumerate(out):
             x.index = k
@@ -751,7 +755,9 @@ class ExtractiveGenerator:
             # "7,650 | 10,450" row) answers it whatever its words; of a tax table's groups of
             # columns side by side, only the group holding the amount is quoted
             score += total
-            s.text = row_text(bracket_group(s.cells, money_amounts(request.parsed.text)))
+            group = bracket_group(s.cells, money_amounts(request.parsed.text))
+            if group.stop - group.start < len(s.cells):
+                s.group, s.text = group, row_text(s.cells[group])
             s.coverage = max(s.coverage, 1.0)
         s.injected = bool(_INJECTION.search(s.text))
         s.score = score
@@ -859,7 +865,10 @@ class ExtractiveGenerator:
                 parts.append(s.quote())
             citations.extend(s.citations())
             if s.context:
-                proof[len(parts) - 1] = ""
+                # a paragraph's other sentences prove nothing; a table's header row says what
+                # its row's cells are ("2007 Tax Table ... Single Your tax is—"): it counts
+                if not s.is_header:
+                    proof[len(parts) - 1] = ""
                 continue
             for c in self._conditions(s, sents):
                 if c not in conditions:
@@ -1153,6 +1162,8 @@ class ExtractiveGenerator:
                 continue
             if (_stems(head.text) - _stems(r.text)) & set(weights):
                 head.context = True
+                if r.group is not None and len(head.titles) == len(r.cells):  # the titles of its group
+                    head.text = " | ".join(head.titles[r.group])
                 out.append(head)
         return out
 

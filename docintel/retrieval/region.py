@@ -161,16 +161,30 @@ def span_rows(page: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
     num = page["line_num"].astype(int)
     inside = (num >= lo) & (num <= hi)
     if "in_base" not in page:
-        return page[inside].sort_values("line_num")
+        return with_table_headers(page[inside].sort_values("line_num"), page)
     ordered = page.reset_index(drop=True)
     base = page["in_base"].fillna(True).astype(bool).to_numpy()
     at = ordered.index[inside.to_numpy() & base]
     if not len(at):
-        return page[inside].sort_values("line_num")
+        return with_table_headers(page[inside].sort_values("line_num"), page)
     # a span from the page parse's first line (or to its last) takes what comes before (after) it
     first = 0 if lo <= num[base].min() else at.min()
     last = len(ordered) - 1 if hi >= num[base].max() else at.max()
-    return ordered.iloc[first: last + 1]
+    return with_table_headers(ordered.iloc[first: last + 1], ordered)
+
+
+def with_table_headers(span: pd.DataFrame, page: pd.DataFrame) -> pd.DataFrame:
+    """``span`` with the header rows of each table whose rows it holds from below them: a span
+    cut from a 64-row tax table page keeps what its columns are ("2007 Tax Table– Continued ...
+    Single ..."), which the answer needs to say what its number is."""
+    if "row_key" not in span or "object_key" not in span:
+        return span
+    keys = set(span.loc[span["object_key"].notna() & span["row_key"].ne("header"), "object_key"])
+    if not keys:
+        return span
+    heads = page[page["object_key"].isin(keys) & page["row_key"].eq("header")]
+    heads = heads[~heads.index.isin(span.index)]
+    return pd.concat([heads, span]) if len(heads) else span
 
 
 def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 0.07,

@@ -262,8 +262,30 @@ def test_a_tax_table_row_is_read_group_by_group():
                                    "31,300", "31,350", "4,308", "4,308"]))
     assert [(k, lo, hi) for k, lo, hi in bracket_ranges(row)] == [(0, 25300, 25350), (4, 28300, 28350), (8, 31300, 31350)]
     assert bracket_ranges(list(zip(TAX_TABLE[:1] * 3, ["25,000", "28,000", "31,000"]))) == []
-    assert [v for _, v in bracket_group(row, (28320.0,))] == ["28,300", "28,350", "3,858", "3,858"]
-    assert bracket_group(row, (1.0,)) == row
+    assert [v for _, v in row[bracket_group(row, (28320.0,))]] == ["28,300", "28,350", "3,858", "3,858"]
+    assert row[bracket_group(row, (1.0,))] == row
+
+
+def test_a_rows_header_quoted_as_its_context_counts_as_what_the_answer_says():
+    """"... $25,320 ... What is my tax from the Tax Table?": the row 25,300-25,350 (the first of
+    three groups of columns side by side) is quoted with its table's header row ("2007 Tax Table ... Single Your tax is—"), which says what its cells
+    are. The answer is complete: the header's words count (before: "the cited text does not
+    mention 'table'"); a paragraph's other sentences quoted as context still do not."""
+    heads = ["2007 Tax Table At least", "But less than", "Single Your tax is", "Married filing separately"] * 3
+    header = PassageLine(line_num=1, text=" | ".join(heads), kind="table_row", row_key="header",
+                         cells=[Cell(header=h, value=h) for h in heads])
+    rows = [PassageLine(line_num=n, text=" | ".join(v), kind="table_row", row_key=v[0],
+                        cells=[Cell(header=h.replace("2007 Tax Table ", ""), value=x) for h, x in zip(heads, v)])
+            for n, v in [(50, ("25,250", "25,300", "3,401", "3,401", "28,250", "28,300", "3,851", "3,851", "31,250", "31,300", "4,301", "4,301")),
+                         (51, ("25,300", "25,350", "3,408", "3,408", "28,300", "28,350", "3,858", "3,858", "31,300", "31,350", "4,308", "4,308"))]]
+    p = Passage(passage_id="P1", doc_id="d", doc="i1040nr.pdf", page=37, page_label="37", line_start=1, line_end=51,
+                parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.primary, lines=[header] + rows)
+    out = _generate("My taxable income on line 40 is $25,320 and I am single. What is my tax from the Tax Table?", [p])
+    assert "Single Your tax is: 3,408" in out.answer and "3,401" not in out.answer, out.answer
+    assert "2007 Tax Table At least" in out.answer and "3,858" not in out.answer
+    # the header row is quoted with the titles of the row's group of columns only
+    assert out.answer.count("Married filing separately") == 2, out.answer
+    assert out.answer_completeness == Completeness.complete, out.answer
 
 
 def test_only_rows_that_chain_are_indexed_as_brackets():
@@ -302,6 +324,7 @@ def test_an_amount_finds_its_row_on_a_long_tax_table(tmp_path, shared_corpora):
     out = api.ask("My taxable income on line 40 is $25,320 and I am single. What is my tax from the Tax Table?", settings)
     assert "Single Your tax is—: 3,408" in out.answer and "28,300" not in out.answer, out.answer
     assert any(c.page == 37 and c.line_start == c.line_end and "pymupdf_tables" in c.parsing_method for c in out.citations)
+    assert "2007 Tax Table" in out.answer and out.answer_completeness == Completeness.complete  # the row's header row
     out = api.ask("I'm single with taxable income of $31,000. What's my tax?", settings)
     assert "31,000; 40, is— But less than Your tax is—: 31,050; Continued line 40, is— Single Your tax is—: 4,263" in out.answer
     assert "25,000" not in out.answer and "28,000" not in out.answer, out.answer

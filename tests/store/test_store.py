@@ -232,3 +232,23 @@ def test_a_span_of_a_long_page_takes_the_table_rows_set_between_its_lines():
     assert got == ["prose 40", "prose 41", "1991 | 100,000", "1992 | 200,000", "1993 | 300,000", "prose 43"]
     whole = list(span_rows(view, 1, 59)["text"])  # the whole page: everything, in page order
     assert len(whole) == len(view) and whole.index("1991 | 100,000") < whole.index("prose 43")
+
+
+def test_a_span_cut_from_a_long_table_keeps_its_header_rows():
+    """A 1040NR Tax Table page is one table of 64 rows, all escalated: a span of rows 45-64 (the
+    window round the row asked, grown 40 lines) cut off row 1, the header that says what the
+    columns are ("2007 Tax Table ... Single Your tax is—"). The span keeps it; a span of prose
+    takes no header of a table it holds no row of."""
+    from docintel.retrieval.region import span_rows
+
+    head = _line(37, 1, "At least | But less than | Single", method="tables", kind="table_row", row_key="header",
+                 object_key="table:p37.1")
+    rows = [_line(37, n, f"{25000 + 50 * n} | {25050 + 50 * n} | 3,4{n:02d}", method="tables", kind="table_row",
+                  row_key=str(25000 + 50 * n), object_key="table:p37.1") for n in range(2, 65)]
+    pages = pd.DataFrame([{"page_num": 37, "parsing_method": "tables", "coverage": "page", "error": None}])
+    view = combine(pd.DataFrame([head] + rows), pages)
+    got = list(span_rows(view, 45, 64)["text"])
+    assert got[0] == "At least | But less than | Single" and len(got) == 21 and got[1].startswith("27250")
+    prose = combine(pd.DataFrame([_line(5, n, f"prose {n}") for n in range(1, 9)]), pd.DataFrame(
+        [{"page_num": 5, "parsing_method": "pymupdf", "coverage": "page", "error": None}]))
+    assert list(span_rows(prose, 3, 4)["text"]) == ["prose 3", "prose 4"]

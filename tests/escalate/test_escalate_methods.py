@@ -94,6 +94,25 @@ def test_reading_order_reads_left_column_before_right(tmp_path):
     assert [r["line_num"] for r in result.lines] == list(range(1, 26))
 
 
+def test_reading_order_reads_two_columns_set_over_a_worksheet_one_after_the_other(shared_corpora):
+    """1040NR p18: three columns of prose, then a worksheet spanning the first two while the
+    third runs on. The page has one gutter (before the third column), so its left "column" held
+    two, read across: "Tax Computation on" | "connected with a U.S. trade or" | "Income
+    Effectively". That column is cut at its wide vertical gap into bands; the band over the
+    worksheet has a gutter of its own and is read column by column, then the worksheet, then the
+    third column."""
+    from synth_pages import page_input as pi
+
+    texts = [r["text"] for r in methods.get("reading_order").run(pi(shared_corpora / "two_column" / "i1040nr.pdf", 18)).lines]
+    at = {t: k for k, t in reversed(list(enumerate(texts)))}
+    first = ["Tax Computation on", "Income Effectively", "Connected With A U.S.", "Trade or Business",
+             "Line 37—Itemized deductions."]
+    assert texts[:5] == first
+    assert at["extent of your income that is effectively"] + 1 == at["connected with a U.S. trade or"]
+    assert at["$117,300 if you checked filing status"] < at["Deduction for Exemptions"] < at["Worksheet—Line 39"]
+    assert at["Worksheet—Line 39"] < at["to distribute all of its income currently,"]  # the third column
+
+
 def test_unknown_method_names_the_valid_ones():
     with pytest.raises(UsageError) as e:
         methods.get("camelot")

@@ -5,6 +5,11 @@ columns. This method re-reads the page's lines, finds its gutters (docintel.pars
 cuts the page into horizontal sections at every full-width line (titles, wide figures'
 captions), and emits each section's columns left to right, each column top to bottom.
 
+A layout can change down a column without a full-width line: the 1040NR sets three columns of
+prose over a worksheet that spans two of them, so the page has one gutter and its left "column"
+holds two. A column (or a page) with no gutter of its own is cut into bands at its wide vertical
+gaps, and a band with a gutter of its own is read column by column (an XY cut).
+
 A table is not columns of prose: where the table method finds a table on the page (a ruled grid
 or a captioned booktabs table, which is often what made the page look multi-column), its
 ``table_row`` lines replace the table's text lines and are read as one full-width block, row by
@@ -23,12 +28,65 @@ from docintel.settings import Settings
 METHOD = "reading_order"
 
 
+BAND_GAP = 1.5
+"""A vertical gap wider than this many median line heights ends a band of a column."""
+
+
+def _bands(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """``rows`` (in y order) cut at each vertical gap no line bridges that is wider than
+    :data:`BAND_GAP` line heights."""
+    heights = sorted(r["y1"] - r["y0"] for r in rows)
+    h = heights[len(heights) // 2]
+    out = [[rows[0]]]
+    bottom = rows[0]["y1"]
+    for r in rows[1:]:
+        if r["y0"] - bottom > BAND_GAP * h:
+            out.append([])
+        out[-1].append(r)
+        bottom = max(bottom, r["y1"])
+    return out
+
+
+def _by_bands(rows: list[dict[str, Any]], page_width: float) -> list[dict[str, Any]] | None:
+    """``rows`` (one column, or a page, with no gutter of its own; in y order) read band by band,
+    each band with a gutter of its own column by column; None when no band has one."""
+    if len(rows) < 8:
+        return None
+    bands = _bands(rows)
+    if len(bands) < 2 or not any(_prose_columns(b, page_width) for b in bands):
+        return None
+    return [r for b in bands for r in (order_lines(b, page_width) if _prose_columns(b, page_width) else b)]
+
+
+PROSE_CHARS = 18
+"""Characters of a line of prose (a column of the band read by :func:`_by_bands`)."""
+
+
+def _prose_columns(band: list[dict[str, Any]], page_width: float) -> bool:
+    """Whether ``band`` has a gutter with prose on both sides: most lines of each side run to
+    :data:`PROSE_CHARS` characters. A list of short labels beside their titles ("Pub. 529" |
+    "Miscellaneous Deductions") or a worksheet's columns of amounts are rows, read across."""
+    gutters = find_gutters([(r["x0"], r["x1"]) for r in band], page_width)
+    if not gutters:
+        return False
+    edges = [float("-inf")] + [(g0 + g1) / 2 for g0, g1 in gutters] + [float("inf")]
+    for lo, hi in zip(edges, edges[1:]):
+        side = [r for r in band if lo <= (r["x0"] + r["x1"]) / 2 < hi]
+        if not side or sum(len(r["text"]) >= PROSE_CHARS for r in side) < 0.6 * len(side):
+            return False
+    return True
+
+
 def order_lines(rows: list[dict[str, Any]], page_width: float, blocks: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:
     """``rows`` (dicts with x0..y1) in reading order; sets ``column`` to col1..colN / single.
 
     ``blocks`` are rows read as full-width units (table rows), in their own order.
     """
     gutters = find_gutters([(r["x0"], r["x1"]) for r in rows], page_width)
+    if not gutters and not blocks:
+        banded = _by_bands(sorted(rows, key=lambda r: (round(r["y0"], 1), r["x0"])), page_width)
+        if banded is not None:
+            return banded
     if blocks:
         rows = list(rows) + [dict(b, _block=True) for b in blocks]
     if not gutters:
@@ -54,7 +112,12 @@ def order_lines(rows: list[dict[str, Any]], page_width: float, blocks: list[dict
 
     def flush() -> None:
         for k in range(n):
-            out.extend(r for c, r in sorted(section, key=lambda t: (t[1]["y0"], t[1]["x0"])) if c == k)
+            column = [r for c, r in sorted(section, key=lambda t: (t[1]["y0"], t[1]["x0"])) if c == k]
+            banded = _by_bands(column, page_width)  # two columns over a worksheet inside this one
+            if banded is not None:
+                for r in banded:
+                    r["column"] = names[k]
+            out.extend(column if banded is None else banded)
         section.clear()
 
     for r in sorted(rows, key=lambda r: (r["y0"], r["x0"], r.get("line_num") or 0)):

@@ -98,11 +98,14 @@ def is_current(store: Store, doc_ids: list[str] | None = None) -> bool:
     if conn is None:
         return False
     try:
+        version = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         indexed = dict(conn.execute("SELECT doc_id, signature FROM docs").fetchall())
     except sqlite3.DatabaseError:
         return False
     finally:
         conn.close()
+    if version is None or str(version[0]) != str(INDEX_VERSION):  # built by an older docintel: rebuild
+        return False
     docs = store.manifest()["documents"]
     wanted = store.doc_ids() if doc_ids is None else doc_ids
     return all(indexed.get(d) == doc_signature(store, d, docs.get(d)) for d in wanted)

@@ -167,10 +167,13 @@ def _bracketing_pages(
         return {}
     marks = ",".join("?" * len(scope))
     keys: set[tuple[str, int]] = set()
-    for x in amounts:
-        keys |= {(d, int(p)) for d, p in conn.execute(
-            f"SELECT DISTINCT doc_id, page_num FROM brackets WHERE lo <= ? AND ? < hi AND doc_id IN ({marks})",
-            [x, x, *scope])}
+    try:
+        for x in amounts:
+            keys |= {(d, int(p)) for d, p in conn.execute(
+                f"SELECT DISTINCT doc_id, page_num FROM brackets WHERE lo <= ? AND ? < hi AND doc_id IN ({marks})",
+                [x, x, *scope])}
+    except sqlite3.OperationalError:  # an index built before bracket rows, read where it cannot be rebuilt
+        return {}
     out = {}
     for d, p in sorted(keys):
         row = conn.execute(

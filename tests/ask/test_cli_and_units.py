@@ -210,6 +210,32 @@ def test_index_is_incremental(flat_store, tmp_path):
     assert update_index(s)["pages_removed"] == 15
 
 
+def test_an_index_built_by_an_older_docintel_is_rebuilt_or_read_as_it_is(flat_store, tmp_path):
+    """An index without the bracket rows (version 2) is not current: the next reader rebuilds
+    it. Where it cannot (a read-only store), search reads it as it is, without bracket rows."""
+    import sqlite3
+
+    from docintel.retrieval.index import INDEX_VERSION, index_path, is_current, update_index
+    from docintel.retrieval.search import ensure_index, rank_pages
+    from docintel.store import Store
+
+    root = tmp_path / "s"
+    shutil.copytree(flat_store, root, ignore=shutil.ignore_patterns("index"))
+    s = Store(root)
+    update_index(s)
+    with sqlite3.connect(index_path(s)) as conn:
+        conn.execute("DROP TABLE brackets")
+        conn.execute("UPDATE meta SET value='2' WHERE key='version'")
+    assert not is_current(s)
+    hits, _ = rank_pages(s, parse_question("Which BLEU score did the big model get, for $100?"), s.doc_ids(), 3)
+    assert hits  # searched as it is
+    ensure_index(s, s.doc_ids())
+    assert is_current(s)
+    with sqlite3.connect(index_path(s)) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()[0] == str(INDEX_VERSION)
+        assert conn.execute("SELECT count(*) FROM brackets").fetchone() is not None
+
+
 def test_read_only_store_is_searched_as_is(flat_store, tmp_path, monkeypatch):
     """A store on a read-only mount (or another user's folder): the WAL index cannot be opened
     the usual way (no -shm file can be created), so readers open the file immutable."""

@@ -146,14 +146,35 @@ def column_norm(counts: Iterable[tuple[int, int]]) -> int:
     return min(n for n, v in votes.items() if v == top)
 
 
-def col_anomaly(columns: int, norm: int) -> str | None:
-    """Reading-order risk: more columns than the document's norm, or 3 and more.
+INTERLEAVED = 0.4
+"""Share of consecutive lines in columns that switch column above which a page's text is read
+across its columns, not down them."""
+INTERLEAVED_LINES = 30
+"""Lines in columns a page needs for :func:`interleaved` to judge its order."""
+
+
+def interleaved(lines: Sequence[dict[str, Any]]) -> float:
+    """Share of consecutive lines (in the order the page gives them, lines in a column only)
+    that switch column: near 0 read column by column, near 1 read across the page (the 1040NR's
+    text comes line by line across its columns). 0 for fewer than :data:`INTERLEAVED_LINES` such
+    lines: a worksheet's few rows of amounts side by side are no columns of prose."""
+    cols = [r.get("column") for r in lines if r.get("column") not in (None, "single")]
+    if len(cols) < INTERLEAVED_LINES:
+        return 0.0
+    return sum(a != b for a, b in zip(cols, cols[1:])) / (len(cols) - 1)
+
+
+def col_anomaly(columns: int, norm: int, switch: float = 0.0) -> str | None:
+    """Reading-order risk: more columns than the document's norm, or 3 and more, or columns
+    whose lines come interleaved (``switch``: :func:`interleaved`).
 
     A page with fewer columns than the norm (a full-width figure page in a two-column paper)
-    carries no reading-order risk and does not fire.
+    carries no reading-order risk and does not fire, unless its lines are read across it.
     """
     if columns >= 3 or columns > norm:
         return f"col_anomaly: {columns} columns (document norm {norm})"
+    if columns >= 2 and switch >= INTERLEAVED:
+        return f"col_anomaly: {columns} columns read across ({switch:.0%} of lines switch column)"
     return None
 
 
@@ -183,7 +204,7 @@ def evaluate(
     fired = {
         "scanned": scanned(layer, coverage),
         "flat_table": flat_table(lines),
-        "col_anomaly": col_anomaly(columns, norm),
+        "col_anomaly": col_anomaly(columns, norm, interleaved(lines)),
     }
     captions = caption_lines(lines)
     if fired["flat_table"] is None or not captions:  # no table here, or one without a caption

@@ -138,3 +138,29 @@ def test_sp800_88_label_tables_are_flagged_on_every_page(shared_corpora):
     assert pages[36]["reasons"][0].endswith("'Table A-2' continued above it")
     assert pages[39]["reasons"][0].endswith("'Table A-4' continued above it")
     assert not pages[34]["flat_table"] and not pages[49]["flat_table"]
+
+
+def test_columns_read_across_the_page_are_a_reading_order_risk(shared_corpora):
+    """The 1040NR gives its text line by line across its columns. Its pages where the column
+    finder sees two columns (a worksheet under two of three) were not flagged, as the document's
+    norm is 3, and were read across: p18's "Tax Computation on" | "connected with a U.S. trade
+    or" | "Income Effectively". A page whose lines switch column at most steps is flagged (then
+    escalated to reading_order); a two-column paper read column by column is not."""
+    import pymupdf
+
+    from docintel.parsing import signals
+    from docintel.parsing.baseline import extract_page
+
+    nr = pymupdf.open(shared_corpora / "two_column" / "i1040nr.pdf")
+    lines, n = extract_page(nr[17], "d", 18)
+    assert n == 2 and signals.interleaved(lines) > 0.7
+    assert signals.col_anomaly(n, 3, signals.interleaved(lines)).startswith("col_anomaly: 2 columns read across (")
+    paper = pymupdf.open(shared_corpora / "two_column" / "2023.eacl-main.121.pdf")
+    for i in range(paper.page_count):
+        lines, n = extract_page(paper[i], "d", i + 1)
+        assert signals.col_anomaly(n, 2, signals.interleaved(lines)) is None, i + 1
+    assert signals.interleaved([{"column": c} for c in ["left"] * 20 + ["right"] * 20]) < 0.05
+    assert signals.interleaved([{"column": c} for c in ["left", "right"] * 20]) == 1.0
+    # p46's worksheet: a few rows of amounts side by side, too few lines in "columns" to judge
+    lines, n = extract_page(nr[45], "d", 46)
+    assert n == 2 and signals.interleaved(lines) == 0.0

@@ -114,8 +114,9 @@ def prepare_stores(files: Sequence[GoldenFile], settings: Settings, progress: Pr
 FINGERPRINT_FILE = "eval-fingerprint.json"
 _STORE_CODE = ("parsing", "store", "retrieval/index.py", "text.py", "schemas/tables.py")
 """The code that decides what an eval store holds: the parsers, the store, the search index
-(and the word and number helpers it reads bracket table rows with) and the table schemas. Ask-time code (search, the loop, generation, question schemas) is not
-cached, so changing it does not rebuild the eval stores."""
+(and the word and number helpers it reads bracket table rows with) and the table schemas.
+Ask-time code (search, the loop, generation, question schemas) is not cached, so changing it
+does not rebuild the eval stores."""
 
 
 def store_files() -> list[Path]:

@@ -750,12 +750,13 @@ class ExtractiveGenerator:
         if shape == AnswerShape.value and re.match(r"(?i)\s*how\s+(many|much)\b", request.question) and not _NUM.search(s.text):
             s.coverage *= 0.7
             score *= 0.7
-        if s.cells and _brackets(s.cells, money_amounts(request.parsed.text)):
+        amounts = money_amounts(request.parsed.text)
+        if s.cells and _brackets(s.cells, amounts):
             # the row of a bracket table the question's amount falls in ("$8,000": the
             # "7,650 | 10,450" row) answers it whatever its words; of a tax table's groups of
             # columns side by side, only the group holding the amount is quoted
             score += total
-            group = bracket_group(s.cells, money_amounts(request.parsed.text))
+            group = bracket_group(s.cells, amounts)
             if group.stop - group.start < len(s.cells):
                 s.group, s.text = group, row_text(s.cells[group])
             s.coverage = max(s.coverage, 1.0)

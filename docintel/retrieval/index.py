@@ -69,14 +69,19 @@ def connect(store: Store, create: bool = False) -> sqlite3.Connection | None:
         except sqlite3.DatabaseError:
             pass
         conn.executescript(_SCHEMA)
-        row = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
-        if row is None or int(row[0]) != INDEX_VERSION:
+        if _version(conn) != str(INDEX_VERSION):
             conn.executescript(
                 "DELETE FROM docs; DELETE FROM pages; DELETE FROM page_fts; DELETE FROM toc_fts; DELETE FROM brackets;"
             )
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),))
             conn.commit()
     return conn
+
+
+def _version(conn: sqlite3.Connection) -> str | None:
+    """The index format the file was written in (:data:`INDEX_VERSION`), None if unrecorded."""
+    row = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+    return None if row is None else str(row[0])
 
 
 def doc_signature(store: Store, doc_id: str, entry: dict[str, Any] | None = None) -> str:
@@ -98,13 +103,13 @@ def is_current(store: Store, doc_ids: list[str] | None = None) -> bool:
     if conn is None:
         return False
     try:
-        version = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+        version = _version(conn)
         indexed = dict(conn.execute("SELECT doc_id, signature FROM docs").fetchall())
     except sqlite3.DatabaseError:
         return False
     finally:
         conn.close()
-    if version is None or str(version[0]) != str(INDEX_VERSION):  # built by an older docintel: rebuild
+    if version != str(INDEX_VERSION):  # built by an older docintel: rebuild
         return False
     docs = store.manifest()["documents"]
     wanted = store.doc_ids() if doc_ids is None else doc_ids

@@ -53,9 +53,10 @@ def _by_bands(rows: list[dict[str, Any]], page_width: float) -> list[dict[str, A
     if len(rows) < 8:
         return None
     bands = _bands(rows)
-    if len(bands) < 2 or not any(_prose_columns(b, page_width) for b in bands):
+    prose = [_prose_columns(b, page_width) for b in bands]
+    if len(bands) < 2 or not any(prose):
         return None
-    return [r for b in bands for r in (order_lines(b, page_width) if _prose_columns(b, page_width) else b)]
+    return [r for b, cols in zip(bands, prose) for r in (order_lines(b, page_width) if cols else b)]
 
 
 PROSE_CHARS = 18

@@ -848,6 +848,8 @@ class ExtractiveGenerator:
                         and not (s.cells and not _singles_out(s, sents, weights, money_amounts(request.parsed.text))):
                     chosen.append(s)
             chosen = self._continuations(chosen, sents, weights, request.parsed.focus, floor)
+            # the way to a pointer the loop followed on its own is part of the answer's path
+            chosen += [s for s in _pointing(sents, references) if all(s is not c for c in chosen)]
             chosen = self._with_paragraphs(chosen, sents, best)
             chosen += self._headers_of(chosen, sents, weights)
             # a sentence of the paragraph that announces a list ("The lists below provide

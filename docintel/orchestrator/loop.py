@@ -120,7 +120,19 @@ def answer(question: str, settings: Settings) -> AskResult:
     trace["parse"] = parsed.model_dump(mode="json")
     trace["parse_ms"] = clock.lap()
 
-    passages, candidates, idf, unused = retrieve(store, parsed, doc_ids, top_k=ask.top_k)
+    loaded: dict[str, Any] = {}  # the candidate pages' lines, read once
+
+    def read(cands: list[Any], first: int = 1) -> list[Any]:
+        return candidate_passages(store, cands, loaded, first=first)
+
+    def page_lines(doc_id: str, page: int) -> list[tuple[int, str]]:
+        lines = loaded.get(doc_id)
+        if lines is None:
+            return []
+        lines = lines[lines["page_num"] == page]
+        return list(zip(lines["line_num"].astype(int), lines["text"].astype(str)))
+
+    passages, candidates, idf, unused = retrieve(store, parsed, doc_ids, top_k=ask.top_k, loaded=loaded)
     parsed = parsed.model_copy(update={"weights": {k: round(v, 4) for k, v in idf.items()}, "unused": unused})
     trace["parse"]["weights"] = parsed.weights
     trace["parse"]["unused"] = parsed.unused
@@ -239,7 +251,7 @@ def answer(question: str, settings: Settings) -> AskResult:
             new = [r for r in internal if _key(r) not in attempted]
             if not new and out.answer_completeness == Completeness.partial and runner_up_left and not ref_passages:
                 # the page read does not answer and points nowhere: read the runner-up page once
-                more = _runner_up(store, candidates, passages, candidate_passages)
+                more = _runner_up(candidates, passages, read)
                 runner_up_left -= 1
                 if more:
                     passages = passages + more
@@ -288,22 +300,27 @@ def answer(question: str, settings: Settings) -> AskResult:
         ref_passages[have:] = [p.model_copy(update={"linked": True}) for p in ref_passages[have:]]
 
     runner_up = RUNNER_UP_PAGES if ask.max_loops > 0 and not parsed.pointers else 0
-    lead = _premise_pointer(store, parsed, doc_ids, resolver, attempted) if runner_up else None
+    lead, how = (_premise_pointer(store, parsed, doc_ids, resolver, attempted), "follow_premise_pointer") if runner_up else (None, "")
+    if lead is None and runner_up:
+        lead, how = _entry_pointer(passages, candidates, resolver, attempted, parsed, read, page_lines), "enter_by_pointer"
     if lead is not None:
         # the premise describes a page that points where the asked part matches ("The line 32
-        # instructions send me to a worksheet. What's the most interest I can count?"): read
-        # that page and follow its pointer first; when that does not answer, start over as usual
+        # instructions send me to a worksheet. What's the most interest I can count?"), or the
+        # best page is where a page ranked just below it points ("... are described in Appendix
+        # B"): read that page and follow its pointer first; when that does not answer, start
+        # over as usual
         lead_passages, refs = lead
         t_res = time.perf_counter()
         follow_linked(refs)
-        trace["follow_premise_pointer"] = {"read": [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in lead_passages],
-                                    "pointer": "; ".join(r.raw_text for r in refs), "resolver": list(resolver_steps),
-                                    "ms": round((time.perf_counter() - t_res) * 1000, 2)}
+        trace[how] = {"read": [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in lead_passages],
+                      "pointer": "; ".join(r.raw_text for r in refs), "resolver": list(resolver_steps),
+                      "ms": round((time.perf_counter() - t_res) * 1000, 2)}
         resolver_steps.clear()
-        led = run(lead_passages, 1, 0)
+        # the ranking found both ends of the way in: following it spends no loop
+        led = run(lead_passages, 0 if how == "enter_by_pointer" else 1, 0)
         out, text, completeness, verdict, internal = led
         if completeness != Completeness.complete:
-            trace["follow_premise_pointer"]["outcome"] = f"{completeness.value}: answered again from the pages the question matches"
+            trace[how]["outcome"] = f"{completeness.value}: answered again from the pages the question matches"
             led_resolved = list(resolved)
             ref_passages.clear()
             resolved.clear()
@@ -311,7 +328,7 @@ def answer(question: str, settings: Settings) -> AskResult:
             out, text, completeness, verdict, internal = run(passages, 0, runner_up)
             if _RANK[completeness] <= _RANK[led[2]]:
                 # no better from the pages the question matches: what the described part holds stands
-                trace["follow_premise_pointer"]["outcome"] += f" ({completeness.value} again: the first answer stands)"
+                trace[how]["outcome"] += f" ({completeness.value} again: the first answer stands)"
                 out, text, completeness, verdict, internal = led
                 resolved[:] = led_resolved
     else:
@@ -339,24 +356,31 @@ def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: 
     running text (only in the lines ``cited``, when given; "... as described in Section" / "7.2."
     is one mention) that resolves and has not been followed. Its origin is the line it starts on;
     the parts of one list ("Sections 4.1.5, 4.2.5, and 4.3.5") share their span (page, start)."""
-    from docintel.references.detect import find_mentions, is_external
-    from docintel.schemas.answers import Origin
-    from docintel.text import join_lines, sentence_at
-
     for p in passages:
         spans = [(c.line_start, c.line_end) for c in cited or [] if c.doc_id == p.doc_id and c.page == p.page]
         if cited is not None and not spans:
             continue
         lines = [(ln.line_num, ln.text) for ln in p.lines if not spans or any(a <= ln.line_num <= b for a, b in spans)]
-        text, starts = join_lines(lines)
-        for m in find_mentions(text):
-            line = max(((at, num) for at, num in starts if at <= m.start), default=(0, lines[0][0]))[1]
-            ref = m.ref.model_copy(update={"doc_id": p.doc_id, "origin": Origin(page=p.page, line=line)})
-            if is_external(ref) or _key(ref) in attempted:
-                continue
-            region = resolver.resolve(ref, p.doc_id).region
-            if region is not None:
-                yield ref, region, sentence_at(text, m.start, m.end), (p.doc_id, p.page, m.start)
+        yield from _mentions_in(p.doc_id, p.page, lines, resolver, attempted)
+
+
+def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver: Any, attempted: set[tuple]):
+    """:func:`_mentions` of one page's ``lines`` ((line number, text), in order)."""
+    from docintel.references.detect import find_mentions, is_external
+    from docintel.schemas.answers import Origin
+    from docintel.text import join_lines, sentence_at
+
+    if not lines:
+        return
+    text, starts = join_lines(lines)
+    for m in find_mentions(text):
+        line = max(((at, num) for at, num in starts if at <= m.start), default=(0, lines[0][0]))[1]
+        ref = m.ref.model_copy(update={"doc_id": doc_id, "origin": Origin(page=page, line=line)})
+        if is_external(ref) or _key(ref) in attempted:
+            continue
+        region = resolver.resolve(ref, doc_id).region
+        if region is not None:
+            yield ref, region, sentence_at(text, m.start, m.end), (doc_id, page, m.start)
 
 
 def _linked(passages: list[Any], candidates: list[Any], resolver: Any, attempted: set[tuple],
@@ -424,6 +448,44 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     return (premise_passages, best) if best else None
 
 
+ENTRY_CANDIDATES = 3
+"""How far down the ranking a page may sit and still be the way in to the best page it points at."""
+
+_READ_ON = {RefType.section, RefType.page, RefType.clause}
+"""Pointers a reader follows by reading on when their target starts on the next page."""
+
+
+def _entry_pointer(passages: list[Any], candidates: list[Any], resolver: Any, attempted: set[tuple], parsed: Any,
+                   read: Any, page_lines: Any):
+    """(the passages of a candidate page ranked just below the best one, its pointer) when that
+    page points ahead at the best page ("The Tiers are described in Appendix B" on page 12, and
+    Appendix B's page ranked first): the document's own way in, read with what it points at,
+    so the answer says where the pointer was. A pointer back ("as discussed in Section 5.1.2")
+    recaps and is no way in; nor is one to the section or page that starts on the next page
+    (reading on gets there). ``read``: candidates -> their passages; ``page_lines``: (doc, page)
+    -> the page's (line number, text), already read, to look for such a pointer before reading
+    the page's passages. None when no such page points there."""
+    if not passages:
+        return None
+    best = (passages[0].doc_id, passages[0].page)
+
+    def ahead(mentions: Any) -> Any:
+        return ((ref, region, sentence, span) for ref, region, sentence, span in mentions
+                if region.page_start > ref.origin.page + (ref.ref_type in _READ_ON)
+                and region.page_start <= best[1] <= region.page_end)
+
+    for c in candidates[1:ENTRY_CANDIDATES]:
+        if c.doc_id != best[0] or c.page_num == best[1]:
+            continue
+        if not any(ahead(_mentions_in(c.doc_id, c.page_num, page_lines(c.doc_id, c.page_num), resolver, attempted))):
+            continue
+        source = read([c])
+        refs = _best_mention(ahead(_mentions(source, resolver, attempted)), {best: 0}, parsed, lambda ref, doc, n: True)
+        if refs:
+            return source, refs
+    return None
+
+
 def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]) -> list[PendingReference]:
     """The first mention in the passage the answer names as closest ("Not found ... Closest
     passage: 'Periodic reauthentication SHALL be performed as described in Section 7.2.'"):
@@ -438,15 +500,16 @@ def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]
     return []
 
 
-def _runner_up(store: Any, candidates: list[Any], have: list[Any], candidate_passages: Any) -> list[Any]:
-    """The primary passages of the best-ranked candidate page not read yet (with the lines a
-    page break cut), numbered after ``have``; [] when every candidate was read."""
-    read = {(p.doc_id, p.page) for p in have}
-    nxt = next((c for c in candidates if (c.doc_id, c.page_num) not in read), None)
+def _runner_up(candidates: list[Any], have: list[Any], read: Any) -> list[Any]:
+    """The primary passages (``read``: candidates -> passages) of the best-ranked candidate page
+    not read yet (with the lines a page break cut), numbered after ``have``; [] when every
+    candidate was read."""
+    seen = {(p.doc_id, p.page) for p in have}
+    nxt = next((c for c in candidates if (c.doc_id, c.page_num) not in seen), None)
     if nxt is None:
         return []
     first = 1 + len({p.passage_id.rstrip("az") for p in have})
-    return [p for p in candidate_passages(store, [nxt], first=first) if (p.doc_id, p.page) not in read]
+    return [p for p in read([nxt], first=first) if (p.doc_id, p.page) not in seen]
 
 
 def _in_named_documents(store: Any, pointers: list[PendingReference], doc_ids: list[str]) -> list[PendingReference]:

@@ -49,11 +49,13 @@ class Candidate(BaseModel):
 
 
 def retrieve(
-    store: Store, parsed: ParsedQuestion, doc_ids: list[str], top_k: int = 1
+    store: Store, parsed: ParsedQuestion, doc_ids: list[str], top_k: int = 1,
+    loaded: dict[str, pd.DataFrame] | None = None,
 ) -> tuple[list[Passage], list[Candidate], dict[str, float], list[str]]:
     """Top-k primary passages, the scored candidates, the idf of each keyword among the pages
     of the best page's document (weights for choosing sentences), and the keywords that
-    document never uses."""
+    document never uses. ``loaded``, when given, is filled with the page lines read (doc_id ->
+    :func:`page_lines` of its candidate pages), for :func:`candidate_passages` to reuse."""
     from docintel.retrieval.region import answer_span
     from docintel.retrieval.search import ensure_index, rank_pages
 
@@ -72,6 +74,8 @@ def retrieve(
     for h in hits:
         by_doc.setdefault(h.doc_id, []).append(h.page_num)
     lines = {d: page_lines(store, d, pages) for d, pages in by_doc.items()}
+    if loaded is not None:
+        loaded.update(lines)
     tocs = {d: _toc(store, d) for d in by_doc}
     cands: list[Candidate] = []
     for h in hits:

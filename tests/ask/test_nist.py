@@ -30,10 +30,64 @@ def test_section_pointer_sp800_61(nist_store):
 
 
 def test_abbreviated_section_pointer_cswp29(nist_store):
+    """CSWP 29 page 29: "Table 2 contains a notional illustration of the CSF Tiers discussed in
+    Sec. 3." The abbreviation is a section pointer, and Section 3 starts on page 11."""
+    from docintel.orchestrator.loop import _mentions
+    from docintel.references import Resolver
+    from docintel.retrieval import Candidate, candidate_passages
+    from docintel.store import Store
+
+    s = Store(nist_store)
+    doc = next(d for d, e in s.manifest()["documents"].items() if e["file_name"] == "NIST.CSWP.29.pdf")
+    page = candidate_passages(s, [Candidate(doc_id=doc, page_num=29, page_label="24", score=1.0, bm25=1.0,
+                                            line_start=1, line_end=9)])
+    found = [(ref, region) for ref, region, _, _ in _mentions(page, Resolver(s), set()) if ref.raw_text == "Sec. 3"]
+    assert found and found[0][0].ref_type.value == "section" and found[0][1].page_start == 11
+
+
+def test_the_page_that_points_at_the_best_page_is_the_way_in(nist_store):
+    """"What are the CSF Tiers?" matches Appendix B's table (page 29) best, and Section 3 (page
+    12, ranked just below it) says "The Tiers, as shown in Fig. 4 and notionally illustrated in
+    Appendix B, ...": the answer reads page 12 first and cites the appendix as reached from it."""
     out = ask(nist_store, "What are the CSF Tiers?", **{"ask__docs": ["NIST.CSWP.29.pdf"]})
-    res = [r for r in out["resolved_references"] if r["raw_text"] == "Sec. 3"]
-    assert res and res[0]["status"] == "resolved" and res[0]["ref_type"] == "section"
-    assert all(c["doc"] == "NIST.CSWP.29.pdf" for c in out["citations"])
+    assert out["verdict"] == "return_to_user" and all(c["doc"] == "NIST.CSWP.29.pdf" for c in out["citations"])
+    assert 12 in {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"}
+    appendix = [c for c in refs(out) if c["reference_text"] == "Appendix B"]
+    assert appendix and appendix[0]["page"] == 29 and appendix[0]["referenced_from"]["page"] == 12
+    assert "Partial" in out["answer"] and "Adaptive" in out["answer"]
+
+
+def test_a_pointer_back_is_no_way_in(nist_store):
+    """SP 800-63B's look-up secret rules are on page 26; page 39, ranked third, recaps them
+    ("... as described in Section 5.1.2"): a recap is not the way in, page 26 stays primary."""
+    out = ask(nist_store, "How must a verifier store look-up secrets with fewer than 112 bits of entropy, and what "
+                          "counts as a suitable function for hashing them?", **{"ask__docs": ["NIST.SP.800-63b.pdf"]})
+    assert 26 in {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"}
+    assert "salted" in out["answer"]
+
+
+def test_a_section_that_starts_on_the_next_page_is_read_on_to_not_entered_by(sp80040_store):
+    """SP 800-40 page 10 (printed 2) ends "Section 3 discusses ..."; Section 3 starts on page 11.
+    With page 11 ranked first and page 10 second, reading on gets there: page 10 is no way in."""
+    from docintel.orchestrator.loop import _entry_pointer
+    from docintel.questions import parse_question
+    from docintel.references import Resolver
+    from docintel.retrieval import Candidate, candidate_passages, page_lines
+    from docintel.store import Store
+
+    s = Store(sp80040_store)
+    doc = s.doc_ids()[0]
+    ranked = [Candidate(doc_id=doc, page_num=n, page_label=str(n - 8), score=1.0 / k, bm25=1.0 / k, line_start=1,
+                        line_end=60) for k, n in enumerate((11, 10), start=1)]
+    source = candidate_passages(s, ranked[1:])
+    assert any("Section 3" in ln.text for p in source for ln in p.lines)
+    parsed = parse_question("How often do vendors that bundle their patches usually release them?")
+    def lines(doc_id, page):
+        rows = page_lines(s, doc_id, [page])
+        return list(zip(rows["line_num"], rows["text"]))
+
+    assert _entry_pointer(candidate_passages(s, ranked[:1]), ranked, Resolver(s), set(), parsed,
+                          lambda cands: candidate_passages(s, cands), lines) is None
 
 
 def test_no_pointer_one_pass_sp800_63b(nist_store):

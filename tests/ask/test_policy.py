@@ -134,7 +134,7 @@ def test_a_page_that_does_not_answer_is_followed_to_a_candidate_it_mentions(poli
     def run(ranked_pages, top=top):
         cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
                                      line_start=1, line_end=1) for i, n in enumerate(ranked_pages)]
-        monkeypatch.setattr(retrieval, "retrieve", lambda store, parsed, doc_ids, top_k=1: ([top], cands, {}, []))
+        monkeypatch.setattr(retrieval, "retrieve", lambda store, parsed, doc_ids, top_k=1, loaded=None: ([top], cands, {}, []))
         monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1: [])
         return ask(policy_store, "What is the water sublimit per occurrence?")
 
@@ -167,7 +167,7 @@ def test_the_closest_passage_is_followed_to_what_it_points_at(policy_store, monk
                          PassageLine(line_num=3, text="7.2. Claims must be filed promptly.")])
     cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
                                  line_start=1, line_end=1) for i, n in enumerate([1, 3, 2])]
-    monkeypatch.setattr(retrieval, "retrieve", lambda store, parsed, doc_ids, top_k=1: ([top], cands, {}, []))
+    monkeypatch.setattr(retrieval, "retrieve", lambda store, parsed, doc_ids, top_k=1, loaded=None: ([top], cands, {}, []))
     monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1: [])
     out = ask(policy_store, "Our warehouse by the river was flooded last spring and the adjuster wants the paperwork "
                             "soon. How much will the insurer pay per occurrence?")
@@ -198,7 +198,7 @@ def test_the_page_a_premise_describes_is_read_and_its_pointer_followed_first(pol
     schedule = page(3, ["Schedule B - Retention Periods", "Backup tapes are kept for 35 days."])
 
     def run(premise_page: Passage):
-        def retrieve(store, parsed, doc_ids, top_k=1):
+        def retrieve(store, parsed, doc_ids, top_k=1, loaded=None):
             ranked = [1, 3] if parsed.text == premise else [3, 1]
             cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
                                          line_start=1, line_end=1) for i, n in enumerate(ranked)]
@@ -251,7 +251,7 @@ def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_s
     cands = [retrieval.Candidate(doc_id=doc_id, page_num=i, page_label=str(i), score=1.0 / i, bm25=1.0 / i,
                                  line_start=1, line_end=1) for i in (1, 2, 3)]
 
-    def fake_retrieve(store, parsed, doc_ids, top_k=1):
+    def fake_retrieve(store, parsed, doc_ids, top_k=1, loaded=None):
         asked.append(("rank", top_k))
         return pages[:top_k], cands, {}, []
 

@@ -326,9 +326,10 @@ def answer(question: str, settings: Settings) -> AskResult:
             resolved.clear()
             attempted.clear()
             out, text, completeness, verdict, internal = run(passages, 0, runner_up)
-            if _RANK[completeness] <= _RANK[led[2]]:
-                # no better from the pages the question matches: what the described part holds stands
-                trace[how]["outcome"] += f" ({completeness.value} again: the first answer stands)"
+            # no better from the pages the question matches: what the described part holds
+            # stands; a way in stands only where it got further than the pages matched best
+            if _RANK[completeness] < _RANK[led[2]] or (how == "follow_premise_pointer" and completeness == led[2]):
+                trace[how]["outcome"] += f" ({completeness.value}: the first answer stands)"
                 out, text, completeness, verdict, internal = led
                 resolved[:] = led_resolved
     else:
@@ -465,9 +466,9 @@ def _entry_pointer(passages: list[Any], candidates: list[Any], resolver: Any, at
     (reading on gets there). ``read``: candidates -> their passages; ``page_lines``: (doc, page)
     -> the page's (line number, text), already read, to look for such a pointer before reading
     the page's passages. None when no such page points there."""
-    if not passages:
+    if not passages or not candidates:
         return None
-    best = (passages[0].doc_id, passages[0].page)
+    best = (candidates[0].doc_id, candidates[0].page_num)  # passages[0] may be the page before's cut sentence
 
     def ahead(mentions: Any) -> Any:
         return ((ref, region, sentence, span) for ref, region, sentence, span in mentions

@@ -57,6 +57,22 @@ def test_the_page_that_points_at_the_best_page_is_the_way_in(nist_store):
     assert "Partial" in out["answer"] and "Adaptive" in out["answer"]
 
 
+def test_a_way_in_that_gets_no_further_gives_way_to_the_pages_matched_best(nist_store, tmp_path):
+    """CSWP 29 page 12 points at Fig. 4 on page 13, the page this question matches best. Entered
+    that way the answer is partial, and so is the one from page 13; the answer from page 13,
+    which quotes when progression makes sense, is given."""
+    import json
+
+    trace = tmp_path / "trace.json"
+    out = ask(nist_store, "Should every organization using CSF 2.0 be pushing to reach the highest Tier? When does it "
+                          "make sense to move up, and can the Tiers stand in for our own risk management methodology?",
+              **{"ask__docs": ["NIST.CSWP.29.pdf"], "ask__trace": trace})
+    way_in = json.loads(trace.read_text())["enter_by_pointer"]
+    assert way_in["pointer"] == "Fig. 4" and way_in["outcome"].startswith("partial: answered again")
+    assert "first answer stands" not in way_in["outcome"]
+    assert "cost-benefit analysis" in out["answer"]
+
+
 def test_a_pointer_back_is_no_way_in(nist_store):
     """SP 800-63B's look-up secret rules are on page 26; page 39, ranked third, recaps them
     ("... as described in Section 5.1.2"): a recap is not the way in, page 26 stays primary."""
@@ -204,3 +220,26 @@ def test_a_followed_premise_pointer_stands_when_the_matching_pages_answer_no_bet
     assert rs and {r["reference_text"] for r in rs} == {"Section 3.2.4"} and {r["referenced_from"]["page"] for r in rs} == {36}
     assert "Network Time Protocol" in out["answer"] and not out["answer"].startswith("Not found")
     assert out["answer_completeness"] == "partial"
+
+
+@pytest.fixture(scope="module")
+def sp80048_store(tmp_path_factory, shared_corpora):
+    from docintel import api
+
+    root = tmp_path_factory.mktemp("sp80048") / "store"
+    settings = Settings.load(env={}, store=root, quiet=True)
+    api.ingest([shared_corpora / "figures" / "SP800-48r1.pdf"], settings)
+    api.escalate(settings)  # Table 2-1's rows come from the table parse
+    return root
+
+
+def test_the_way_in_is_found_when_the_best_page_opens_mid_sentence(sp80048_store):
+    """SP 800-48 page 13 (Table 2-1) ranks first and opens mid-sentence, so its passages start
+    with page 12's cut sentence; page 12, ranked second, says "Table 2-1 ... provides a summary":
+    the way in is page 12, not taken for the best page because a passage of it was read."""
+    out = ask(sp80048_store, "What was the maximum data rate of the original IEEE 802.11 standard, before the a/b/g "
+                             "amendments, and is it still used much?")
+    assert 12 in {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"}
+    table = [c for c in refs(out) if c["reference_text"] == "Table 2-1"]
+    assert table and table[0]["page"] == 13 and table[0]["referenced_from"]["page"] == 12
+    assert "2 Mbps" in out["answer"]

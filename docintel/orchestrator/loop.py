@@ -449,7 +449,7 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     return (premise_passages, best) if best else None
 
 
-ENTRY_CANDIDATES = 3
+ENTRY_CANDIDATES = 4
 """How far down the ranking a page may sit and still be the way in to the best page it points at."""
 
 _READ_ON = {RefType.section, RefType.page, RefType.clause}
@@ -463,24 +463,31 @@ def _entry_pointer(passages: list[Any], candidates: list[Any], resolver: Any, at
     Appendix B's page ranked first): the document's own way in, read with what it points at,
     so the answer says where the pointer was. A pointer back ("as discussed in Section 5.1.2")
     recaps and is no way in; nor is one to the section or page that starts on the next page
-    (reading on gets there). ``read``: candidates -> their passages; ``page_lines``: (doc, page)
+    (reading on gets there), nor a contents entry. ``read``: candidates -> their passages; ``page_lines``: (doc, page)
     -> the page's (line number, text), already read, to look for such a pointer before reading
     the page's passages. None when no such page points there."""
     if not passages or not candidates:
         return None
     best = (candidates[0].doc_id, candidates[0].page_num)  # passages[0] may be the page before's cut sentence
 
+    from docintel.parsing.structure.lines import has_leader
+
+    listed: set[tuple[int, int]] = set()  # (page, line) of contents entries ("Appendix A— Summary ....A-1")
+
     def ahead(mentions: Any) -> Any:
         return ((ref, region, sentence, span) for ref, region, sentence, span in mentions
                 if region.page_start > ref.origin.page + (ref.ref_type in _READ_ON)
-                and region.page_start <= best[1] <= region.page_end)
+                and region.page_start <= best[1] <= region.page_end and (ref.origin.page, ref.origin.line) not in listed)
 
     for c in candidates[1:ENTRY_CANDIDATES]:
         if c.doc_id != best[0] or c.page_num == best[1]:
             continue
-        if not any(ahead(_mentions_in(c.doc_id, c.page_num, page_lines(c.doc_id, c.page_num), resolver, attempted))):
+        lines = page_lines(c.doc_id, c.page_num)
+        listed |= {(c.page_num, num) for num, text in lines if has_leader(text)}
+        if not any(ahead(_mentions_in(c.doc_id, c.page_num, lines, resolver, attempted))):
             continue
         source = read([c])
+        listed |= {(p.page, ln.line_num) for p in source for ln in p.lines if has_leader(ln.text)}
         refs = _best_mention(ahead(_mentions(source, resolver, attempted)), {best: 0}, parsed, lambda ref, doc, n: True)
         if refs:
             return source, refs

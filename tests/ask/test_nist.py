@@ -243,3 +243,32 @@ def test_the_way_in_is_found_when_the_best_page_opens_mid_sentence(sp80048_store
     table = [c for c in refs(out) if c["reference_text"] == "Table 2-1"]
     assert table and table[0]["page"] == 13 and table[0]["referenced_from"]["page"] == 12
     assert "2 Mbps" in out["answer"]
+
+
+def test_a_contents_entry_is_no_way_in(sp80048_store):
+    """SP 800-48's contents page (page 6) lists "Appendix A— Summary of IEEE 802.11
+    Standards.....A-1": with Appendix A's first page ranked first and the contents page second,
+    the contents line is not a way into Appendix A; page 12's "see Appendix A" is."""
+    from docintel.orchestrator.loop import _entry_pointer
+    from docintel.questions import parse_question
+    from docintel.references import Resolver
+    from docintel.retrieval import Candidate, candidate_passages, page_lines
+    from docintel.store import Store
+
+    s = Store(sp80048_store)
+    doc = s.doc_ids()[0]
+
+    def ranked(*pages):
+        return [Candidate(doc_id=doc, page_num=n, page_label=str(n), score=1.0 / k, bm25=1.0 / k, line_start=1,
+                          line_end=60) for k, n in enumerate(pages, start=1)]
+
+    def lines(doc_id, page):
+        rows = page_lines(s, doc_id, [page])
+        return list(zip(rows["line_num"], rows["text"]))
+
+    parsed = parse_question("Which IEEE 802.11 standards are there?")
+    for order, way_in in (((38, 6), None), ((38, 12), 12)):
+        cands = ranked(*order)
+        got = _entry_pointer(candidate_passages(s, cands[:1]), cands, Resolver(s), set(), parsed,
+                             lambda chosen: candidate_passages(s, chosen), lines)
+        assert (got and got[1][0].origin.page) == way_in, order

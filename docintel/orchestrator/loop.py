@@ -453,7 +453,7 @@ ENTRY_CANDIDATES = 4
 """How far down the ranking a page may sit and still be the way in to the best page it points at."""
 
 _READ_ON = {RefType.section, RefType.page, RefType.clause}
-"""Pointers a reader follows by reading on when their target starts on the next page."""
+"""Pointers a reader follows by reading on when the page they lead to is the next page."""
 
 
 def _entry_pointer(passages: list[Any], candidates: list[Any], resolver: Any, attempted: set[tuple], parsed: Any,
@@ -462,8 +462,8 @@ def _entry_pointer(passages: list[Any], candidates: list[Any], resolver: Any, at
     page points ahead at the best page ("The Tiers are described in Appendix B" on page 12, and
     Appendix B's page ranked first): the document's own way in, read with what it points at,
     so the answer says where the pointer was. A pointer back ("as discussed in Section 5.1.2")
-    recaps and is no way in; nor is one to the section or page that starts on the next page
-    (reading on gets there), nor a contents entry. ``read``: candidates -> their passages; ``page_lines``: (doc, page)
+    recaps and is no way in; nor is a section or page pointer when the best page is the next
+    page (reading on gets there), nor a contents entry. ``read``: candidates -> their passages; ``page_lines``: (doc, page)
     -> the page's (line number, text), already read, to look for such a pointer before reading
     the page's passages. None when no such page points there."""
     if not passages or not candidates:
@@ -476,7 +476,7 @@ def _entry_pointer(passages: list[Any], candidates: list[Any], resolver: Any, at
 
     def ahead(mentions: Any) -> Any:
         return ((ref, region, sentence, span) for ref, region, sentence, span in mentions
-                if region.page_start > ref.origin.page + (ref.ref_type in _READ_ON)
+                if region.page_start > ref.origin.page and best[1] > ref.origin.page + (ref.ref_type in _READ_ON)
                 and region.page_start <= best[1] <= region.page_end and (ref.origin.page, ref.origin.line) not in listed)
 
     for c in candidates[1:ENTRY_CANDIDATES]:

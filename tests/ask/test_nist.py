@@ -84,7 +84,8 @@ def test_a_pointer_back_is_no_way_in(nist_store):
 
 def test_a_section_that_starts_on_the_next_page_is_read_on_to_not_entered_by(sp80040_store):
     """SP 800-40 page 10 (printed 2) ends "Section 3 discusses ..."; Section 3 starts on page 11.
-    With page 11 ranked first and page 10 second, reading on gets there: page 10 is no way in."""
+    With page 11 ranked first and page 10 second, reading on gets there: page 10 is no way in;
+    with a later page of Section 3 ranked first, it is."""
     from docintel.orchestrator.loop import _entry_pointer
     from docintel.questions import parse_question
     from docintel.references import Resolver
@@ -104,6 +105,13 @@ def test_a_section_that_starts_on_the_next_page_is_read_on_to_not_entered_by(sp8
 
     assert _entry_pointer(candidate_passages(s, ranked[:1]), ranked, Resolver(s), set(), parsed,
                           lambda cands: candidate_passages(s, cands), lines) is None
+    # with page 14 (Section 3's inventory page) ranked first, reading on from page 10 does not
+    # get there: "Section 3" is the way in
+    ranked = [Candidate(doc_id=doc, page_num=n, page_label=str(n - 8), score=1.0 / k, bm25=1.0 / k, line_start=1,
+                        line_end=60) for k, n in enumerate((14, 10), start=1)]
+    got = _entry_pointer(candidate_passages(s, ranked[:1]), ranked, Resolver(s), set(), parsed,
+                         lambda cands: candidate_passages(s, cands), lines)
+    assert got and got[1][0].raw_text == "Section 3" and got[1][0].origin.page == 10
 
 
 def test_no_pointer_one_pass_sp800_63b(nist_store):

@@ -342,6 +342,21 @@ def test_stacked_rate_schedules_are_two_tables_of_eight_columns(shared_corpora):
     assert any(r["object_key"] == "table:p47.2" and r["row_key"] == "97,925" for r in result.lines)
 
 
+def test_column_labels_under_many_title_lines_name_the_cells(shared_corpora):
+    """1040NR p47: ten header lines (schedule titles, "If the amount of Form 1040NR, line 40,
+    is:", then "But not ... amount" and "Over— over— ...") stand above Schedule W|X's numbers.
+    The labels nearest the numbers are header, not a row keyed "Over—", and name the cells."""
+    from synth_pages import page_input as pi
+
+    result = methods.get("pymupdf_tables").run(pi(shared_corpora / "two_column" / "i1040nr.pdf", 47))
+    first = [r for r in result.lines if r["object_key"] == "table:p47.1"]
+    assert not any(r["row_key"] == "Over—" for r in first)
+    row = next(r for r in first if r["row_key"] == "7,650")
+    names = [c["header"] for c in json.loads(row["cells"])][:4]
+    assert names[0].endswith("line 40, is: Over—") and names[1].endswith("But not over—")
+    assert names[3].endswith("of the amount over—")
+
+
 def test_a_number_grid_below_another_keeps_its_own_header_lines(shared_corpora):
     """1040NR p14: the Simplified Method's age table ("55 or under | 300 | 360" ...) sits in a
     later grid block than the worksheet lines above it. Its header lines are its own: only the

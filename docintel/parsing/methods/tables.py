@@ -43,6 +43,7 @@ _BARE_CAPTION_RE = re.compile(r"^\s*(?:Table|TABLE)\s+([A-Z]?\d+(?:[.\-]\d+)*[a-
 """A caption without punctuation after its number ("Table 2-1 Normative and Informative
 Sections"): accepted when its "Table N" is bold, so prose ("Table 2 Shows ...") is not."""
 GRID_HEADER_WORDS = 8  # words of a captionless grid's header cell kept (those nearest the cells)
+GRID_MIN_ROWS = 3  # rows of numbers under a grid's header that show the lines above them are all header
 _CURRENCY_GAP = re.compile(r"(?<!\S)([$€£])\s+(?=\d)")
 _LEADER_RE = re.compile(r"\s*(?:\.\s?){4,}\s*$")  # dot leaders: "AFM revisions ......"
 
@@ -712,7 +713,13 @@ def build_table(
         header_lines = lines[:1]
         if source == "grid":  # a number grid's header: its lines above the first row of numbers
             lead = next((i for i, ln in enumerate(lines) if _numbers_row(ln)), 1)
-            header_lines = lines[:max(1, min(lead, len(lines) // 2))]
+            # (no more than half the lines), or all of them when those past half are words alone
+            # and rows of numbers follow: column labels under many title lines ("But not",
+            # "Over— over—" under the 1040NR's schedule titles), not a year's row ("2004")
+            half = min(lead, len(lines) // 2)
+            words_only = all(not any(is_numeric(g.text) for g in segments(ln)) for ln in lines[half:lead])
+            rows_below = sum(1 for ln in lines[lead:] if _numbers_row(ln))
+            header_lines = lines[:max(1, lead if words_only and rows_below >= GRID_MIN_ROWS else half)]
     body = [ln for ln in lines if ln not in header_lines]
     if not body:
         return None

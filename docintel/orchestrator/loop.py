@@ -9,6 +9,10 @@ describes: when that page points at a page the asked part matches (``follow_prem
 in the trace), it is read and its pointer followed first; if that does not give a complete
 answer, the question is answered as below from the pages it matches, and that answer replaces
 the first only if it got further (complete, or waiting on a pointer, where the first was partial).
+Else, when a page ranked second to fourth points ahead at the best page ("... notionally
+illustrated in Appendix B" and Appendix B ranked first: ``enter_by_pointer``), that page is
+read and its pointer followed first, spending no loop; its answer stands if complete, or if
+it got further than the answer from the pages the question matches.
 
 The decision reads only ``answer_completeness`` and ``pending_references`` (never a confidence
 score):
@@ -463,15 +467,14 @@ def _entry_pointer(passages: list[Any], candidates: list[Any], resolver: Any, at
     Appendix B's page ranked first): the document's own way in, read with what it points at,
     so the answer says where the pointer was. A pointer back ("as discussed in Section 5.1.2")
     recaps and is no way in; nor is a section or page pointer when the best page is the next
-    page (reading on gets there), nor a contents entry. ``read``: candidates -> their passages; ``page_lines``: (doc, page)
-    -> the page's (line number, text), already read, to look for such a pointer before reading
-    the page's passages. None when no such page points there."""
+    page (reading on gets there), nor a contents entry. ``read``: candidates -> their
+    passages; ``page_lines``: (doc, page) -> the page's (line number, text), already read, to
+    look for such a pointer before reading the page's passages. None when no page points there."""
+    from docintel.parsing.structure.lines import has_leader
+
     if not passages or not candidates:
         return None
     best = (candidates[0].doc_id, candidates[0].page_num)  # passages[0] may be the page before's cut sentence
-
-    from docintel.parsing.structure.lines import has_leader
-
     listed: set[tuple[int, int]] = set()  # (page, line) of contents entries ("Appendix A— Summary ....A-1")
 
     def ahead(mentions: Any) -> Any:

@@ -129,6 +129,7 @@ _AUX = frozenset(
 )
 _AUX_V = _AUX - {"to", "is", "are", "was", "were", "be", "been"}
 _PRONOUNS = frozenset("it they he she we you i one".split())
+_HOW_MEASURE = frozenset("long often much many far soon".split())
 _DETERMINERS = frozenset("the a an its their this that these those his her our your".split())
 
 
@@ -170,6 +171,8 @@ def _verb_like(question: str) -> set[str]:
     out = set()
     if len(toks) >= 4 and toks[0] in ("how", "when", "where", "why") and toks[1] in _AUX:
         out.add(toks[-1])  # "How is the annual premium paid?", "How does X work?": the main verb
+    elif len(toks) >= 5 and toks[0] == "how" and toks[1] in _HOW_MEASURE and toks[2] in _AUX:
+        out.add(toks[-1])  # "How long are audit logs kept?"
     for clause in re.split(r"[,;?.!]", question):
         c = tokens_of(clause)
         aux = next((i for i in (1, 2, 3) if i < len(c) - 2 and c[i] in _AUX_V), None)

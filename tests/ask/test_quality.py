@@ -167,6 +167,9 @@ def test_paraphrased_verbs_and_the_asked_noun_are_not_required():
         ("Which Categories sit under the DETECT Function?", "Function: Detect (DE); categories Continuous Monitoring, Adverse Event Analysis."),
         ("What is the most effective way to build security into the life cycle?",
          "Security is built into the life cycle most effectively by integrating it from initiation."),
+        # "how long / often / much ... + auxiliary": the last word is the verb
+        ("How long are backup tapes kept?", "Backup tapes are retained for 35 days."),
+        ("How often are access rights reviewed?", "Access rights undergo an audit every 90 days."),
     ]:
         out = _generate(q, [_passage([text])])
         assert out.answer_completeness == Completeness.complete, (q, out.answer)

@@ -35,8 +35,9 @@ STOP_WORDS = frozenset(
 # words that say something about the answer's shape but carry no topic
 _SHAPE_WORDS = frozenset("similar similarly different differ differs better worse same versus vs".split())
 
-_FRAME = re.compile(r"(?i)\b(?:looks?|looked|looking)\s+like\b")
-"""A question frame ("what does X look like?" asks to describe X): its words are not the topic."""
+_FRAME = re.compile(r"(?i)\b(?:looks?|looked|looking)\s+like\b|\b(?:as\s+a|on\s+the)\s+whole\b")
+"""A question frame ("what does X look like?" asks to describe X) or idiom ("how secure the SOA
+is as a whole"): its words are not the topic."""
 
 _HOW_WORDS = frozenset("long often far large big small quickly soon old fast frequently early late".split())
 _TOKEN = re.compile(r"[^\W\d_][\w\-']*[^\W_]|[^\W\d_]|\d+(?:[.,]\d+)*(?:[a-z]{1,3}\b)?%?")

@@ -1100,6 +1100,13 @@ def test_filler_adverbs_are_not_keywords():
     assert {"exactly", "really", "still"}.isdisjoint(parse_question("What exactly is still really missing?").keywords)
 
 
+def test_as_a_whole_is_an_idiom_not_a_keyword():
+    """"Will our scanners tell us how secure the SOA is as a whole?" asks about the SOA's security;
+    an answer need not say "whole" (SP 800-64's "aggregate security posture")."""
+    assert "whole" not in parse_question("Will our scanners tell us how secure the SOA is as a whole?").keywords
+    assert "whole" in parse_question("Must the whole drive be overwritten?").keywords
+
+
 def test_filler_pronouns_and_happen_are_not_keywords():
     """"What has to happen if something mechanical goes wrong?": rare words in a corpus of
     standards, so they would outweigh "mechanical", but they name no topic."""

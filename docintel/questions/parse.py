@@ -23,7 +23,7 @@ STOP_WORDS = frozenset(
     according described define defined definition describe explain list lists name named say says said
     state stated show shows shown mean means meaning much many whether compare compared comparison
     doc pdf see sees
-    exactly precisely really actually basically still already
+    exactly precisely really actually basically still already rather
     currently specifically particularly
     may might shall i'm i've i'd i'll we're we've we'd we'll you're you've you'd you'll they're they've
     they'd they'll he's she's let's can't won't

@@ -1098,6 +1098,7 @@ def test_a_target_over_several_pages_is_read_on_the_page_that_matches():
 
 def test_filler_adverbs_are_not_keywords():
     assert {"exactly", "really", "still"}.isdisjoint(parse_question("What exactly is still really missing?").keywords)
+    assert "rather" not in parse_question("What loss points to a moderate impact rather than a low one?").keywords
 
 
 def test_as_a_whole_is_an_idiom_not_a_keyword():

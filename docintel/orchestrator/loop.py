@@ -129,7 +129,7 @@ def answer(question: str, settings: Settings) -> AskResult:
     def read(cands: list[Any], first: int = 1) -> list[Any]:
         return candidate_passages(store, cands, loaded, first=first)
 
-    def page_lines(doc_id: str, page: int) -> list[tuple[int, str]]:
+    def lines_of(doc_id: str, page: int) -> list[tuple[int, str]]:
         lines = loaded.get(doc_id)
         if lines is None:
             return []
@@ -306,7 +306,7 @@ def answer(question: str, settings: Settings) -> AskResult:
     runner_up = RUNNER_UP_PAGES if ask.max_loops > 0 and not parsed.pointers else 0
     lead, how = (_premise_pointer(store, parsed, doc_ids, resolver, attempted), "follow_premise_pointer") if runner_up else (None, "")
     if lead is None and runner_up:
-        lead, how = _entry_pointer(passages, candidates, resolver, attempted, parsed, read, page_lines), "enter_by_pointer"
+        lead, how = _entry_pointer(candidates, resolver, attempted, parsed, read, lines_of), "enter_by_pointer"
     if lead is not None:
         # the premise describes a page that points where the asked part matches ("The line 32
         # instructions send me to a worksheet. What's the most interest I can count?"), or the
@@ -460,21 +460,21 @@ _READ_ON = {RefType.section, RefType.page, RefType.clause}
 """Pointers a reader follows by reading on when the page they lead to is the next page."""
 
 
-def _entry_pointer(passages: list[Any], candidates: list[Any], resolver: Any, attempted: set[tuple], parsed: Any,
-                   read: Any, page_lines: Any):
+def _entry_pointer(candidates: list[Any], resolver: Any, attempted: set[tuple], parsed: Any, read: Any,
+                   lines_of: Any):
     """(the passages of a candidate page ranked just below the best one, its pointer) when that
     page points ahead at the best page ("The Tiers are described in Appendix B" on page 12, and
     Appendix B's page ranked first): the document's own way in, read with what it points at,
     so the answer says where the pointer was. A pointer back ("as discussed in Section 5.1.2")
     recaps and is no way in; nor is a section or page pointer when the best page is the next
     page (reading on gets there), nor a contents entry. ``read``: candidates -> their
-    passages; ``page_lines``: (doc, page) -> the page's (line number, text), already read, to
+    passages; ``lines_of``: (doc, page) -> the page's (line number, text), already read, to
     look for such a pointer before reading the page's passages. None when no page points there."""
     from docintel.parsing.structure.lines import has_leader
 
-    if not passages or not candidates:
+    if not candidates:
         return None
-    best = (candidates[0].doc_id, candidates[0].page_num)  # passages[0] may be the page before's cut sentence
+    best = (candidates[0].doc_id, candidates[0].page_num)  # the first passage may be the page before's cut sentence
     listed: set[tuple[int, int]] = set()  # (page, line) of contents entries ("Appendix A— Summary ....A-1")
 
     def ahead(mentions: Any) -> Any:
@@ -485,7 +485,7 @@ def _entry_pointer(passages: list[Any], candidates: list[Any], resolver: Any, at
     for c in candidates[1:ENTRY_CANDIDATES]:
         if c.doc_id != best[0] or c.page_num == best[1]:
             continue
-        lines = page_lines(c.doc_id, c.page_num)
+        lines = lines_of(c.doc_id, c.page_num)
         listed |= {(c.page_num, num) for num, text in lines if has_leader(text)}
         if not any(ahead(_mentions_in(c.doc_id, c.page_num, lines, resolver, attempted))):
             continue

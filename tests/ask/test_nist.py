@@ -99,17 +99,18 @@ def test_a_section_that_starts_on_the_next_page_is_read_on_to_not_entered_by(sp8
     source = candidate_passages(s, ranked[1:])
     assert any("Section 3" in ln.text for p in source for ln in p.lines)
     parsed = parse_question("How often do vendors that bundle their patches usually release them?")
+
     def lines(doc_id, page):
         rows = page_lines(s, doc_id, [page])
         return list(zip(rows["line_num"], rows["text"]))
 
-    assert _entry_pointer(candidate_passages(s, ranked[:1]), ranked, Resolver(s), set(), parsed,
+    assert _entry_pointer(ranked, Resolver(s), set(), parsed,
                           lambda cands: candidate_passages(s, cands), lines) is None
     # with page 14 (Section 3's inventory page) ranked first, reading on from page 10 does not
     # get there: "Section 3" is the way in
     ranked = [Candidate(doc_id=doc, page_num=n, page_label=str(n - 8), score=1.0 / k, bm25=1.0 / k, line_start=1,
                         line_end=60) for k, n in enumerate((14, 10), start=1)]
-    got = _entry_pointer(candidate_passages(s, ranked[:1]), ranked, Resolver(s), set(), parsed,
+    got = _entry_pointer(ranked, Resolver(s), set(), parsed,
                          lambda cands: candidate_passages(s, cands), lines)
     assert got and got[1][0].raw_text == "Section 3" and got[1][0].origin.page == 10
 
@@ -277,6 +278,6 @@ def test_a_contents_entry_is_no_way_in(sp80048_store):
     parsed = parse_question("Which IEEE 802.11 standards are there?")
     for order, way_in in (((38, 6), None), ((38, 12), 12)):
         cands = ranked(*order)
-        got = _entry_pointer(candidate_passages(s, cands[:1]), cands, Resolver(s), set(), parsed,
+        got = _entry_pointer(cands, Resolver(s), set(), parsed,
                              lambda chosen: candidate_passages(s, chosen), lines)
         assert (got and got[1][0].origin.page) == way_in, order

@@ -621,6 +621,29 @@ def test_a_list_in_a_followed_section_scores_by_what_its_items_hold():
     assert "Sensor modality" in out.answer and "provenance" in out.answer
 
 
+def test_a_followed_section_is_quoted_by_its_five_best_sentences():
+    """SP 800-40 points at Section 5 for metrics. Asked for example measures of patching speed
+    and of cost, a section's general sentences about measures outrank the two examples asked
+    for; three sentences quoted one of them (measured on the 213 read golden questions: five
+    sentences, answer checks 111 -> 116, none lost)."""
+    primary = _passage(["Section 5 briefly discusses possible metrics for measuring the effectiveness of patch "
+                        "management technologies."], page=9, page_label="1")
+    section = _followed([
+        "Organizations should implement and use appropriate measures for their enterprise patch management technologies.",
+        "Measures of patch management technologies are used to evaluate how well patch management performs.",
+        "",
+        "Mature programs use effectiveness measures to determine the effect of patch management processes.",
+        "",
+        "Measures of speed can be expressed as the average time to apply patches to all hosts.",
+        "",
+        "Measures of impact can be expressed as the cost savings achieved through patch management processes.",
+    ], 20, "12", "Section 5", Origin(page=9, line=1))
+    out = _generate("SP 800-40 says a later section covers metrics for patch management technologies. Can you give me "
+                    "some example measures, say for how quickly patches get applied and for the cost side?",
+                    [primary, section])
+    assert "time to apply patches" in out.answer and "cost savings" in out.answer
+
+
 # -- figure targets and acronyms (SP 800-48 Figure 2-3) ----------------------------------------
 
 

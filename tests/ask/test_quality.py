@@ -621,6 +621,22 @@ def test_a_list_in_a_followed_section_scores_by_what_its_items_hold():
     assert "Sensor modality" in out.answer and "provenance" in out.answer
 
 
+def test_an_answer_nearly_as_good_as_the_best_is_quoted_fourth():
+    """SP 800-64 page 5: sentences about choosing an SDLC model repeat the question's words; the
+    one saying which model the guide builds security into is the fourth best, and as good as an
+    answer must be: it is quoted."""
+    p = _passage([
+        "Teams build security into each SDLC model in their own way.",
+        "An SDLC model chosen to build a system must plan security from the start.",
+        "Security reviews build confidence in whichever SDLC model is used.",
+        "",
+        "This guide incorporates security into the linear sequential SDLC model, the simplest of the various models.",
+    ])
+    out = _generate("Which SDLC model does SP 800-64 build security into?", [p],
+                    {"sdlc": 1.5, "model": 1.0, "security": 1.0, "build": 0.3})
+    assert "linear sequential SDLC model" in out.answer
+
+
 def test_a_followed_section_is_quoted_by_its_five_best_sentences():
     """SP 800-40 points at Section 5 for metrics. Asked for example measures of patching speed
     and of cost, a section's general sentences about measures outrank the two examples asked

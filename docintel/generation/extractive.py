@@ -594,6 +594,16 @@ and around it to be followed ("not answered here; the closest passage points to 
 PREMISE_WEIGHT = 0.3
 """Weight left to a word found only in a question's premise when choosing a target's sentences."""
 
+LONG_PREMISE = 0.5
+"""A sentence's coverage is also measured against the asked part alone when the words found only
+in the premise hold more than this share of the (premise-scaled) weight: "Our legacy wireless
+network can only use WEP. Shared-key authentication sounds safer ... Is it actually more
+secure?" is answered by "open system authentication is technically more secure than shared-key
+authentication", which holds almost nothing of the premise. Measured on the 213 read golden
+questions: pass 114 -> 117, checks 766 -> 774, none lost; three more answers complete and wrong
+(two of them right in part, quoting the target page directly instead of via the pointer).
+Measuring every question's coverage that way (no share) lost one question and made four
+more complete and wrong."""
 
 @lru_cache(maxsize=64)
 def _premise_only(premise: str, asked: str) -> frozenset[str]:
@@ -738,6 +748,11 @@ class ExtractiveGenerator:
         have = _stems(s.text)
         got = _held(have, weights)
         s.coverage = got / total
+        # a premise holding most of the question's weight (even at PREMISE_WEIGHT) does not
+        # dilute what an answer to the asked part holds
+        asked = {k: v for k, v in weights.items() if k not in _premise(request.parsed)}
+        if asked and sum(asked.values()) < LONG_PREMISE * total:
+            s.coverage = max(s.coverage, _held(have, asked) / sum(asked.values()))
         score = got
         low = s.text.lower()
         premise = _premise(request.parsed)

@@ -824,6 +824,24 @@ def test_a_long_premise_does_not_dilute_what_a_followed_target_must_hold():
     assert len(quotes) == len(set(quotes))  # both asks are answered from page 25: each sentence quoted once
 
 
+def test_a_long_premise_does_not_dilute_the_answer_to_the_asked_part():
+    """SP 800-48 p31: the premise (a legacy WEP network, a busy office, what the managers think)
+    holds most of the question's words; the sentence answering "Is it actually more secure?"
+    holds none of them, and is the answer, not a near miss."""
+    p = _passage([
+        "Shared key authentication uses a challenge and a response.",
+        "The challenge is sent in plaintext and the response is the challenge encrypted with the WEP key.",
+        "",
+        "An eavesdropper who captures both obtains two of the three components of the WEP encryption process.",
+        "For this reason open system authentication is more secure than shared key authentication.",
+    ], page=31, page_label="4-3")
+    out = _generate("We run a legacy wireless network that can only use WEP, in a busy office with many visitors and "
+                    "old laptops. Shared-key authentication sounds safer to our managers, since the client has to "
+                    "prove it knows the key. Is it actually more secure?", [p])
+    assert out.answer_completeness == Completeness.complete
+    assert "open system authentication is more secure" in out.answer
+
+
 def test_a_sentence_is_quoted_once():
     from docintel.generation.extractive import _quoted_once
 

@@ -1057,7 +1057,7 @@ class ExtractiveGenerator:
         unknown = unknown_names(request.parsed)
         if unknown:
             gaps.append("comes from a document that never mentions " + ", ".join(repr(k) for k in unknown))
-        q = request.question.lower()
+        q = (request.parsed.asked or request.question).lower()  # "at least" in a premise asks for no bound
         bare = _POINTER_ID.sub(" ", evidence)
         for rx, want, what in _ASKED_KIND:
             if rx.search(q) and not want.search(bare):

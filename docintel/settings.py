@@ -54,6 +54,8 @@ class AskSettings(BaseModel):
     top_k: int = Field(1, ge=1, description="Pages retrieved in the first pass.")
     max_loops: int = Field(1, ge=0, description="Reference-resolution passes; 0 disables.")
     generator: str = Field("extractive", description="Generator name: extractive or openai.")
+    meaning: bool = Field(True, description="Extractive answers also quote the sentences closest in meaning to "
+                          "what is asked (the embedding model, when installed); DOCINTEL_MEANING=0 turns it off.")
     docs: list[str] = Field(default_factory=list, description="Doc scope (doc_id or file name).")
     trace: Path | None = Field(None, description="Write a JSON trace of every pass here.")
 
@@ -98,6 +100,8 @@ class Settings(BaseModel):
             data["ingest"]["ocr_lang"] = env["DOCINTEL_OCR_LANG"]
         if env.get("DOCINTEL_GENERATOR"):
             data["ask"]["generator"] = env["DOCINTEL_GENERATOR"]
+        if env.get("DOCINTEL_MEANING") in ("0", "false", "no", "off"):
+            data["ask"]["meaning"] = False
         if env.get("DOCINTEL_VISION_MODEL"):
             data["escalate"]["vision_model"] = env["DOCINTEL_VISION_MODEL"]
         if env.get("OPENAI_BASE_URL"):

@@ -1,7 +1,8 @@
-"""The default generator: offline, deterministic, no model.
+"""The default generator: offline, deterministic, no language model.
 
 It answers from the retrieved lines only: the sentences of the primary passages that match the
-question best (quoted, with their lines cited), then, on a later pass, what each reference
+question best (quoted, with their lines cited; by its words, and, when the embedding model is
+installed, by meaning as well: :mod:`docintel.embedding`), then, on a later pass, what each reference
 passage holds (a table row with its column headers, or the best sentences of a section). It
 flags the pointers in the sentences it used itself (``find_pointers`` from the references
 brick, passed in by the orchestrator), states conditional clauses instead of dropping them, and
@@ -14,6 +15,7 @@ instructions and answer 42") is never used as the answer and is reported as igno
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -234,6 +236,8 @@ class _Sentence:
     """Reading order among the sentences of one :func:`_read` call."""
     para: int = -1
     """The paragraph of its passage the sentence starts in (-1: the lines carry no layout)."""
+    meaning: float = 0.0
+    """Cosine similarity of the sentence to what is asked (:meth:`ExtractiveGenerator._by_meaning`)."""
     context: bool = False
     """Quoted for the paragraph it stands in, not because it answers: its words, pointers and
     conditions are not the answer's."""
@@ -378,6 +382,26 @@ page may state the answer in its fourth-best sentence under three that repeat th
 words ("This guide incorporates security into the linear sequential model of SDLC" under
 sentences on choosing an SDLC model): measured on the 213 read golden questions, 3 -> 5 passed
 one more (checks 764 -> 766), none lost."""
+
+MEANING_QUOTES = 3
+"""Sentences quoted, beyond those the question's words choose, for being closer in meaning to
+what is asked (:mod:`docintel.embedding`) than every sentence the words chose, on the page that
+answers and in a followed text target. Word overlap misses an answer in other words ("How should
+each module and its accreditation paperwork be kept and protected?": "accreditation
+documentation should be stored along with the module"). They are quoted as context: their words
+do not make an answer complete and their pointers are not followed. Measured on the 213 read
+golden questions: pass 117 -> 121, answer checks 117 -> 123, complete-and-wrong 24 -> 21, none
+lost. Quoting the closest three whether or not they beat the words' choice passed one more (122)
+but put three loosely related sentences before the Transformer paper's answer; 2 passed 120, 4
+the same as 3. Adding the similarity to the word score instead (at 1.0, 0.3 and 0.15 of the
+question's weight) changed which sentence is the answer and which pointer is followed: 5
+questions lost at 1.0, none gained net at 0.3, one lost at 0.15."""
+
+MEANING_FLOOR = 0.4
+"""Least similarity (cosine) for such a quote (0.3 passed the same read questions)."""
+
+Similarity = Callable[[str, list[str]], Sequence[float]]
+"""(what is asked, sentences) -> each sentence's similarity in meaning to it."""
 
 PARAGRAPH_GAP = 0.5
 """A gap above a line wider than this share of a line's height is the white line that opens a
@@ -708,8 +732,9 @@ class ExtractiveGenerator:
 
     name = "extractive"
 
-    def __init__(self, find_pointers: PointerFinder | None = None):
+    def __init__(self, find_pointers: PointerFinder | None = None, similar: Similarity | None = None):
         self.find_pointers = find_pointers
+        self.similar = similar
 
     # -- scoring ---------------------------------------------------------------------------
 
@@ -886,6 +911,7 @@ class ExtractiveGenerator:
             chosen += [s for s in _pointing(sents, references) if all(s is not c for c in chosen)]
             chosen = self._with_paragraphs(chosen, sents, best)
             chosen += self._headers_of(chosen, sents, weights)
+            chosen += self._by_meaning(usable, chosen, request)
             # a sentence of the paragraph that announces a list ("The lists below provide
             # suggestions of what information to collect ...") is quoted with its list
             for t in [t for t in chosen if t.context]:
@@ -1139,6 +1165,29 @@ class ExtractiveGenerator:
         out.sort(key=lambda x: x.pos)
         return out
 
+    def _by_meaning(self, pool: list[_Sentence], chosen: list[_Sentence], request: GenerationRequest) -> list[_Sentence]:
+        """Up to MEANING_QUOTES sentences of ``pool`` that ``chosen`` lacks, closer in meaning to
+        what is asked than every sentence ``chosen`` quotes as an answer (and at least
+        MEANING_FLOOR), as context; [] without the model."""
+        if self.similar is None:
+            return []
+        have = {id(c) for c in chosen} | {id(c.cont) for c in chosen if c.cont is not None}
+        texts = {c.text for c in chosen}
+        cands = [t for t in pool if id(t) not in have and t.text not in texts and not t.injected
+                 and not t.is_row and len(t.text.split()) > 5]
+        if not cands:
+            return []
+        answers = [c for c in chosen if not c.context]
+        for t, m in zip(answers + cands, self.similar(request.parsed.asked or request.question,
+                                                      [t.text for t in answers + cands])):
+            t.meaning = float(m)
+        # closer in meaning than every sentence the words chose: those may have missed the answer
+        floor = max([MEANING_FLOOR] + [c.meaning for c in answers])
+        out = sorted((t for t in cands if t.meaning > floor), key=lambda t: (-t.meaning, t.pos))[:MEANING_QUOTES]
+        for t in out:
+            t.context = True
+        return out
+
     @staticmethod
     def _listed(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence] | None:
         """The list ``s`` introduces: what follows "include:" up to the list's end, or the list
@@ -1338,6 +1387,7 @@ class ExtractiveGenerator:
                 top = [title, *top]
         if top and title is None and top[0].score > 0:
             top = self._with_paragraphs(self._continuations(top, sents, weights, request.parsed.focus), sents, top[0])
+        top += self._by_meaning(usable, top, request) if top and top[0].score > 0 else []
         top.sort(key=lambda s: order[id(s)])
         p0 = group[0]
         labels = {x.passage.page: x.passage.page_label for s in top for x in s.parts()}
@@ -1372,5 +1422,10 @@ class ExtractiveGenerator:
 
 
 def create(settings=None, **deps) -> ExtractiveGenerator:
-    """Registry factory (``docintel.generation.GENERATORS['extractive']``)."""
-    return ExtractiveGenerator(find_pointers=deps.get("find_pointers"))
+    """Registry factory (``docintel.generation.GENERATORS['extractive']``). Sentences are also
+    ranked by meaning when the embedding model is installed, unless ``ask.meaning`` is off."""
+    from docintel import embedding
+
+    meaning = (settings is None or settings.ask.meaning) and embedding.available()
+    return ExtractiveGenerator(find_pointers=deps.get("find_pointers"),
+                               similar=embedding.similarities if meaning else None)

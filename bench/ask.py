@@ -10,7 +10,9 @@ changes the bytes, so every replica gets its own doc_id):
   page index is brought up to date with ``update_index``.
 
 Usage: .venv/bin/python bench/ask.py [--sizes 15,500,5000] [--mode copy|pdf] [--reps 3] [--out DIR]
-Prints one JSON line per store size (pages, docs, index build seconds, p50/p95 ms) on stdout.
+Prints one JSON line per store size (pages, docs, index build seconds, p50/p95 ms) on stdout:
+first with the extractive generator's meaning quotes off (``ask.meaning``, the baseline: words
+alone), then on (the default when the embedding model is installed), and their p50/p95 ratios.
 """
 
 from __future__ import annotations
@@ -103,11 +105,11 @@ def build(store: Path, pages_wanted: int, mode: str, work: Path) -> dict:
     return {"pages": total, "docs": len(plan), "build_s": round(time.perf_counter() - t0, 1)}
 
 
-def measure(store: Path, reps: int) -> dict:
+def measure(store: Path, reps: int, meaning: bool = True) -> dict:
     from docintel import api
     from docintel.settings import Settings
 
-    settings = Settings.load(env={}, store=store)
+    settings = Settings.load(env={}, store=store, ask__meaning=meaning)
     api.ask(QUESTIONS[0], settings)  # warm: imports, page cache
     times = []
     for _ in range(reps):
@@ -135,7 +137,12 @@ def main() -> None:
         work = base / f"pdfs-{size}"
         work.mkdir(exist_ok=True)
         info = build(store, size, args.mode, work) if not store.exists() else {"pages": None, "reused": True}
-        info.update(measure(store, args.reps))
+        off = measure(store, args.reps, meaning=False)
+        on = measure(store, args.reps, meaning=True)
+        info.update({f"words_{k}": v for k, v in off.items() if k != "n"})
+        info.update(on)
+        info["p50_ratio"] = round(on["p50_ms"] / off["p50_ms"], 2)
+        info["p95_ratio"] = round(on["p95_ms"] / off["p95_ms"], 2)
         info["target_pages"] = size
         print(json.dumps(info), flush=True)
 

@@ -236,8 +236,6 @@ class _Sentence:
     """Reading order among the sentences of one :func:`_read` call."""
     para: int = -1
     """The paragraph of its passage the sentence starts in (-1: the lines carry no layout)."""
-    meaning: float = 0.0
-    """Cosine similarity of the sentence to what is asked (:meth:`ExtractiveGenerator._by_meaning`)."""
     context: bool = False
     """Quoted for the paragraph it stands in, not because it answers: its words, pointers and
     conditions are not the answer's."""
@@ -775,8 +773,8 @@ class ExtractiveGenerator:
         s.coverage = got / total
         # a premise holding most of the question's weight (even at PREMISE_WEIGHT) does not
         # dilute what an answer to the asked part holds
-        asked = {k: v for k, v in weights.items() if k not in _premise(request.parsed)}
-        if asked and sum(asked.values()) < LONG_PREMISE * total:
+        asked = _asked_only(weights, request.parsed)
+        if sum(asked.values()) < LONG_PREMISE * total:
             s.coverage = max(s.coverage, _held(have, asked) / sum(asked.values()))
         score = got
         low = s.text.lower()
@@ -1178,12 +1176,12 @@ class ExtractiveGenerator:
         if not cands:
             return []
         answers = [c for c in chosen if not c.context]
-        for t, m in zip(answers + cands, self.similar(request.parsed.asked or request.question,
-                                                      [t.text for t in answers + cands])):
-            t.meaning = float(m)
+        sims = [float(m) for m in self.similar(request.parsed.asked or request.question,
+                                               [t.text for t in answers + cands])]
         # closer in meaning than every sentence the words chose: those may have missed the answer
-        floor = max([MEANING_FLOOR] + [c.meaning for c in answers])
-        out = sorted((t for t in cands if t.meaning > floor), key=lambda t: (-t.meaning, t.pos))[:MEANING_QUOTES]
+        floor = max([MEANING_FLOOR] + sims[:len(answers)])
+        closer = [(m, t) for m, t in zip(sims[len(answers):], cands) if m > floor]
+        out = [t for _, t in sorted(closer, key=lambda mt: (-mt[0], mt[1].pos))][:MEANING_QUOTES]
         for t in out:
             t.context = True
         return out

@@ -864,6 +864,7 @@ class ExtractiveGenerator:
         chosen: list[_Sentence] = []
         leads: list[_Sentence] = []
         ours = None
+        unvouched = False
         floor = min_coverage(len(request.parsed.keywords))
         need = NEAR_MISS * floor  # what a followed lead's target must hold of the question
         window = self._window(usable, weights, 2 * floor) if best is not None and best.coverage < floor else []
@@ -884,6 +885,9 @@ class ExtractiveGenerator:
             if not leads:  # a pointer the loop followed from these pages (to a page the question matches):
                 leads = _pointing(sents, references)  # no near miss vouches for it, so its target must answer
                 need = floor if leads else need
+            # ... also when it is no quotable sentence (a drawing's title): its target must answer
+            unvouched = not leads and any(p.linked for p in references)
+            need = floor if unvouched else need
             if leads:
                 text = (f"The retrieved pages do not answer this directly (looked for: {missing}); "
                         "the closest passage points on:")
@@ -992,7 +996,7 @@ class ExtractiveGenerator:
             # followed from a near miss: complete only if the target is about what is asked as
             # much as the near miss itself had to be (a mention the loop followed on its own: as
             # much as an answer must); then the gap check below applies
-            if leads and completeness != Completeness.partial \
+            if (leads or unvouched) and completeness != Completeness.partial \
                     and max(self._coverage("\n".join(proof.get(i, parts[i]) for i in range(held, len(parts))), w) for w in (weights, _asked_only(weights, request.parsed))) < need:
                 completeness = Completeness.partial
         elif internal_open:

@@ -805,6 +805,23 @@ def test_a_page_of_text_with_a_boxed_caution_is_quoted_by_its_sentences():
     assert "CAUTION" not in out.answer
 
 
+def test_a_pointer_followed_from_a_drawing_title_must_answer_to_make_an_answer_complete():
+    """The 737 MAX AD's p8 is a drawing whose title ("Figure 2 to paragraph (h)(S) - AFM
+    revision: Airspeed Unreliable") holds one word of a question the corpus cannot answer; the
+    loop followed that title's pointer on its own. The title is no sentence to vouch for it, so
+    the target, which does not answer either, leaves the answer partial."""
+    title = PassageLine(line_num=1, text="Figure 2 to paragraph (h)(S) \u2014 AFM revision: Airspeed Unreliable",
+                        kind="figure_text")
+    primary = _passage([], page=8, lines=[title], line_end=1)
+    target = _followed(["Recall items are minimum immediate action items.",
+                        "In the Operating Procedures chapter, replace the existing Airspeed Unreliable procedure."],
+                       6, "47704", "Figure 2 to paragraph (h)", Origin(page=8, line=1)).model_copy(update={"linked": True})
+    out = _generate("What is the airspeed velocity of an unladen swallow?", [primary, target],
+                    {"airspeed": 1.0, "velocity": 2.0, "unladen": 3.0, "swallow": 3.0})
+    assert out.answer.startswith("Not found")
+    assert out.answer_completeness == Completeness.partial
+
+
 def test_a_long_premise_does_not_dilute_what_a_followed_target_must_hold():
     """1040NR: two sentences about a gift to reduce the public debt, then two asks. The page the
     loop followed from a mention answers both; the premise's words are not what it must hold."""

@@ -487,6 +487,11 @@ def _pointing(sents: list[_Sentence], references: list[Passage]) -> list[_Senten
     return sorted(out, key=lambda s: s.pos)
 
 
+def _norm_pointer(text: str) -> str:
+    """A pointer's words as compared ("Section  2" and "section 2" are one)."""
+    return " ".join(text.lower().split())
+
+
 def _is_tabular(p: Passage) -> bool:
     """A target to read as a table or a drawing (rows, labels) rather than as sentences: one with
     figure labels, or rows that are a table (``MIN_TABLE_ROWS`` of them, most of its lines, or
@@ -888,7 +893,12 @@ class ExtractiveGenerator:
             # ... also when it is no quotable sentence (a drawing's title): its target must answer
             unvouched = not leads and any(p.linked for p in references)
             need = floor if unvouched else need
-            if leads:
+            asked_for = {_norm_pointer(r.raw_text) for r in request.parsed.pointers}
+            named_here = sorted({p.reference_text for p in references if p.linked and p.reference_text
+                                 and _norm_pointer(p.reference_text) in asked_for})
+            if leads and named_here:  # the page the premise describes, where the pointer it names is written
+                text = f"Followed {' and '.join(repr(n) for n in named_here)} from the page the question describes:"
+            elif leads:
                 text = (f"The retrieved pages do not answer this directly (looked for: {missing}); "
                         "the closest passage points on:")
             elif best is not None and best.coverage > 0:
@@ -920,6 +930,7 @@ class ExtractiveGenerator:
                 chosen += [u for u in self._listed(t, sents) or [] if all(u is not c for c in chosen)]
             chosen.sort(key=lambda s: s.pos)
         conditions: list[str] = []
+        way = _pointing(sents, references)
         run: list[_Sentence] = []
         for s in chosen:
             if run and _next_item(run[-1], s):  # the items of one list: one quote, one line span
@@ -938,6 +949,8 @@ class ExtractiveGenerator:
             for c in self._conditions(s, sents):
                 if c not in conditions:
                     conditions.append(c)
+            if any(s is t for t in way):
+                continue  # the loop chose which of its pointers to follow: the others are no lead
             for ref in self.find_pointers(s.text) if self.find_pointers else []:
                 at = s.cont if s.cont is not None and ref.raw_text.lower() in s.cont.text.lower() else s
                 line = _origin_line(at.passage, at, ref.raw_text)

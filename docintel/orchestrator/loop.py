@@ -14,6 +14,12 @@ illustrated in Appendix B" and Appendix B ranked first: ``enter_by_pointer``), t
 read and its pointer followed first, spending no loop; its answer stands if complete, or if
 it got further than the answer from the pages the question matches.
 
+A pointer the question names goes straight to its target. When only its premise names it,
+saying where it is written ("The overview of SP 800-61's structure says its Section 2
+highlights other groups ... What would we need from human resources?"), the page the premise
+describes is read instead, and the pointer followed from there (``follow_premise_named``): the
+answer cites that page as primary and the target as reached from it.
+
 The decision reads only ``answer_completeness`` and ``pending_references`` (never a confidence
 score):
 
@@ -175,36 +181,53 @@ def answer(question: str, settings: Settings) -> AskResult:
                                     "parsing_method": p.parsing_method} for p in fetched]
             resolver_steps.append(step)
 
+    def follow_linked(refs: list[PendingReference]) -> None:
+        """Follow mentions the loop chose itself: the generator quotes the mention with its target."""
+        have = len(ref_passages)
+        follow(refs, None)
+        ref_passages[have:] = [p.model_copy(update={"linked": True}) for p in ref_passages[have:]]
+
     # pointers named in the question go straight to their target
     parsed = parsed.model_copy(update={"pointers": _in_named_documents(store, parsed.pointers, doc_ids)})
     if parsed.pointers:
         top_doc = passages[0].doc_id if passages else (doc_ids[0] if doc_ids else None)
-        follow(parsed.pointers, top_doc)
-        if ref_passages:  # the named target is the source: keyword pages would only add noise
-            trace["retrieval"]["dropped_for_question_pointer"] = [p.passage_id for p in passages]
-            passages = []
-        else:  # the question names a part the corpus does not hold: say so, invent nothing
-            missing = [r for r in resolved if r.status == RefStatus.unresolved]
-            # ... unless only its premise names it ("the Schedule A line 17 instructions send me
-            # to a worksheet. How does ...?"): what is asked may still be on the pages found
-            asked = parsed.asked.lower()
-            if passages and parsed.premise and all(r.raw_text.lower() not in asked for r in missing):
-                gone = {r.raw_text for r in missing}
-                parsed = parsed.model_copy(update={"pointers": [p for p in parsed.pointers if p.raw_text not in gone]})
-                missing = []
-            if missing:
-                names = ", ".join(repr(r.raw_text) for r in missing)
-                result = AskResult(
-                    question=question,
-                    answer=(f"Not found: the selected documents hold no {names} "
-                            "(looked up in the TOC, the object registry, links and captions)."),
-                    answer_completeness=Completeness.partial, verdict=Verdict.give_up_partial,
-                    pending_references=[PendingReference(raw_text=r.raw_text, ref_type=r.ref_type, ref_target=r.ref_target,
-                                                         sub_selector=r.sub_selector) for r in missing],
-                    resolved_references=resolved, passes=0, generator=generator.name,
-                )
-                trace["verdict"] = {"decision": "give_up_partial", "why": "pointer named in the question not in the corpus"}
-                return _finish(result, trace, clock, ask.trace)
+        # ... from the page the premise says they are on ("The overview of SP 800-61's structure
+        # says its Section 2 highlights ..."): read it and follow them from there, as a reader would
+        lead = _premise_named(store, parsed, doc_ids, resolver, attempted) if ask.max_loops > 0 else None
+        if lead is not None:
+            follow_linked(lead[1])
+        if lead is not None and ref_passages:  # the page described is the primary source
+            trace["follow_premise_named"] = {"read": [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in lead[0]],
+                                             "pointer": "; ".join(r.raw_text for r in lead[1])}
+            passages = lead[0]
+        else:
+            follow(parsed.pointers, top_doc)
+            if ref_passages:
+                # the named target is the source: keyword pages would only add noise
+                trace["retrieval"]["dropped_for_question_pointer"] = [p.passage_id for p in passages]
+                passages = []
+            else:  # the question names a part the corpus does not hold: say so, invent nothing
+                missing = [r for r in resolved if r.status == RefStatus.unresolved]
+                # ... unless only its premise names it ("the Schedule A line 17 instructions send me
+                # to a worksheet. How does ...?"): what is asked may still be on the pages found
+                asked = parsed.asked.lower()
+                if passages and parsed.premise and all(r.raw_text.lower() not in asked for r in missing):
+                    gone = {r.raw_text for r in missing}
+                    parsed = parsed.model_copy(update={"pointers": [p for p in parsed.pointers if p.raw_text not in gone]})
+                    missing = []
+                if missing:
+                    names = ", ".join(repr(r.raw_text) for r in missing)
+                    result = AskResult(
+                        question=question,
+                        answer=(f"Not found: the selected documents hold no {names} "
+                                "(looked up in the TOC, the object registry, links and captions)."),
+                        answer_completeness=Completeness.partial, verdict=Verdict.give_up_partial,
+                        pending_references=[PendingReference(raw_text=r.raw_text, ref_type=r.ref_type, ref_target=r.ref_target,
+                                                             sub_selector=r.sub_selector) for r in missing],
+                        resolved_references=resolved, passes=0, generator=generator.name,
+                    )
+                    trace["verdict"] = {"decision": "give_up_partial", "why": "pointer named in the question not in the corpus"}
+                    return _finish(result, trace, clock, ask.trace)
         trace["question_pointers"] = {"steps": list(resolver_steps), "ms": clock.lap()}
         resolver_steps.clear()
 
@@ -296,12 +319,6 @@ def answer(question: str, settings: Settings) -> AskResult:
             record["resolver"] = list(resolver_steps)
             resolver_steps.clear()
             record["resolve_ms"] = round((time.perf_counter() - t_res) * 1000, 2)
-
-    def follow_linked(refs: list[PendingReference]) -> None:
-        """Follow mentions the loop chose itself: the generator quotes the mention with its target."""
-        have = len(ref_passages)
-        follow(refs, None)
-        ref_passages[have:] = [p.model_copy(update={"linked": True}) for p in ref_passages[have:]]
 
     runner_up = RUNNER_UP_PAGES if ask.max_loops > 0 and not parsed.pointers else 0
     lead, how = (_premise_pointer(store, parsed, doc_ids, resolver, attempted), "follow_premise_pointer") if runner_up else (None, "")
@@ -451,6 +468,35 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     read = {(p.doc_id, p.page) for p in premise_passages}  # with the page a cut sentence ends on
     best = _best_mention(_mentions(premise_passages, resolver, attempted), rank, parsed, lambda ref, doc, n: (doc, n) not in read)
     return (premise_passages, best) if best else None
+
+
+PREMISE_PAGES = 3
+"""How far down the premise's own ranking the page it describes, holding the pointer the
+question names, may sit."""
+
+
+def _premise_named(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, attempted: set[tuple]):
+    """(the passages of the page the premise describes, the pointer(s) the question names as
+    written there) when only the premise names them ("The overview of SP 800-61's structure says
+    its Section 2 highlights other groups ... What would we need from human resources?") and one
+    of the PREMISE_PAGES pages the premise alone matches best mentions them; None otherwise."""
+    if not parsed.premise or not parsed.asked:
+        return None
+    asked, premise = parsed.asked.lower(), parsed.premise.lower()
+    names = {" ".join(r.raw_text.lower().split()) for r in parsed.pointers}
+    if any(n in asked or n not in premise for n in names):
+        return None  # "What does Section 7.3 say?": the question itself goes there
+    from docintel.questions import parse_question
+    from docintel.retrieval import retrieve
+
+    premise_passages, _, _, _ = retrieve(store, parse_question(parsed.premise, _named_pointers), doc_ids, top_k=PREMISE_PAGES)
+    for page in dict.fromkeys((p.doc_id, p.page) for p in premise_passages):
+        source = [p for p in premise_passages if (p.doc_id, p.page) == page]
+        refs = [ref for ref, _, _, _ in _mentions(source, resolver, attempted)
+                if " ".join(ref.raw_text.lower().split()) in names]
+        if refs:
+            return source, refs[:len(names)]
+    return None
 
 
 ENTRY_CANDIDATES = 4

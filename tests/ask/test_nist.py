@@ -281,3 +281,20 @@ def test_a_contents_entry_is_no_way_in(sp80048_store):
         got = _entry_pointer(cands, Resolver(s), set(), parsed,
                              lambda chosen: candidate_passages(s, chosen), lines)
         assert (got and got[1][0].origin.page) == way_in, order
+
+
+def test_a_pointer_the_premise_names_is_followed_from_the_page_it_describes(nist_store, tmp_path):
+    """"The SP 800-63B introduction says Section 5 ...": the introduction's page (15), which
+    says so, is read and its "Section 5" followed from there; the answer cites page 15 as
+    primary and Section 5 as reached from it, and quotes the length rule."""
+    import json
+
+    trace = tmp_path / "trace.json"
+    out = ask(nist_store, "The SP 800-63B introduction says Section 5 gives the authenticator requirements. "
+                          "How long must a memorized secret chosen by the subscriber be?", **{"ask__trace": trace})
+    assert json.loads(trace.read_text())["follow_premise_named"]["pointer"] == "Section 5"
+    assert {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"} == {15}
+    sections = [c for c in refs(out) if c["reference_text"] == "Section 5"]
+    assert sections and all(c["referenced_from"]["page"] == 15 for c in sections)
+    assert "at least 8 characters" in out["answer"] and out["verdict"] == "return_to_user"
+

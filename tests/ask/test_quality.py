@@ -822,6 +822,27 @@ def test_a_pointer_followed_from_a_drawing_title_must_answer_to_make_an_answer_c
     assert out.answer_completeness == Completeness.partial
 
 
+def test_a_pointer_the_premise_names_is_quoted_where_it_is_written_and_its_neighbours_are_no_lead():
+    """SP 800-61 p13 (the loop read it because the premise describes it): one sentence names
+    Section 2 and Section 3; the loop followed Section 3, the one the question names. The answer
+    says so, quotes the sentence and the target, and does not ask to follow Section 2 as well."""
+    q = ("The guide's overview says its Section 3 reviews the basic incident handling steps. "
+         "How should we choose a containment strategy?")
+    primary = _passage(["Section 2 discusses team structures, and Section 3 reviews the basic incident handling steps."],
+                       page=13, page_label="4")
+    target = _followed(["Containment provides time for developing a tailored remediation strategy.",
+                        "Criteria for determining the appropriate containment strategy include the potential damage "
+                        "to and theft of resources."], 44, "35", "Section 3", Origin(page=13, line=1))
+    target = target.model_copy(update={"linked": True})
+    parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)])
+    gen = ExtractiveGenerator(find_pointers=lambda text: [m.ref for m in find_mentions(text)])
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary, target]))
+    assert out.answer.startswith("Followed 'Section 3' from the page the question describes:")
+    assert "Section 2 discusses team structures" in out.answer and "Criteria for determining" in out.answer
+    assert out.pending_references == []
+    assert out.answer_completeness == Completeness.complete
+
+
 def test_a_long_premise_does_not_dilute_what_a_followed_target_must_hold():
     """1040NR: two sentences about a gift to reduce the public debt, then two asks. The page the
     loop followed from a mention answers both; the premise's words are not what it must hold."""

@@ -57,6 +57,11 @@ def held(have: set[str], weights: dict[str, float]) -> float:
     return sum(w for s, w in weights.items() if s in have)
 
 
+def folded(text: str) -> str:
+    """``text`` as compared case- and spacing-blind ("Section  2" and "section 2" are one)."""
+    return " ".join(text.lower().split())
+
+
 def stems(text: str) -> set[str]:
     """Stems of the words of ``text``; a hyphenated word also gives its parts ("work-arounds")."""
     out = set()

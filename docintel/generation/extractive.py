@@ -42,6 +42,7 @@ from docintel.text import stem as _stem
 from docintel.text import held as _held
 from docintel.text import bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
+from docintel.text import folded
 
 MIN_COVERAGE = 0.5
 """Share of the question's keyword weight the best sentence must hold to count as an answer
@@ -487,11 +488,6 @@ def _pointing(sents: list[_Sentence], references: list[Passage]) -> list[_Senten
     return sorted(out, key=lambda s: s.pos)
 
 
-def _norm_pointer(text: str) -> str:
-    """A pointer's words as compared ("Section  2" and "section 2" are one)."""
-    return " ".join(text.lower().split())
-
-
 def _is_tabular(p: Passage) -> bool:
     """A target to read as a table or a drawing (rows, labels) rather than as sentences: one with
     figure labels, or rows that are a table (``MIN_TABLE_ROWS`` of them, most of its lines, or
@@ -893,9 +889,9 @@ class ExtractiveGenerator:
             # ... also when it is no quotable sentence (a drawing's title): its target must answer
             unvouched = not leads and any(p.linked for p in references)
             need = floor if unvouched else need
-            asked_for = {_norm_pointer(r.raw_text) for r in request.parsed.pointers}
+            asked_for = {folded(r.raw_text) for r in request.parsed.pointers}
             named_here = sorted({p.reference_text for p in references if p.linked and p.reference_text
-                                 and _norm_pointer(p.reference_text) in asked_for})
+                                 and folded(p.reference_text) in asked_for})
             if leads and named_here:  # the page the premise describes, where the pointer it names is written
                 text = f"Followed {' and '.join(repr(n) for n in named_here)} from the page the question describes:"
             elif leads:

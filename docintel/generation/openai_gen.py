@@ -56,6 +56,7 @@ from docintel.errors import ExitCode, GeneratorError
 from docintel.generation.llm_cache import LLMCache, cache_key
 from docintel.schemas.answers import Completeness, Origin, PendingReference, RefType, Tokens
 from docintel.settings import LLMSettings, Settings
+from docintel.text import folded
 
 if TYPE_CHECKING:
     from docintel.schemas.generation import GeneratedAnswer, GenerationRequest, Passage
@@ -692,14 +693,10 @@ class OpenAIGenerator:
         return llm_guess(pointer_text, candidates, self.settings, context=context, client=self.client)
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
 def _locate(raw_text: str, p: "Passage") -> int | None:
     """The line of ``p`` where ``raw_text`` starts (case/space-insensitive; a pointer may run
     over two lines), or None when the passage does not contain it."""
-    needle = _norm(raw_text)
+    needle = folded(raw_text)
     if not needle:
         return None
     joined, starts = "", []
@@ -707,7 +704,7 @@ def _locate(raw_text: str, p: "Passage") -> int | None:
         if joined:
             joined += " "
         starts.append((len(joined), line.line_num))
-        joined += _norm(line.text)
+        joined += folded(line.text)
     at = joined.find(needle)
     if at < 0:
         return None

@@ -480,20 +480,22 @@ def _premise_named(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, a
     written there) when only the premise names them ("The overview of SP 800-61's structure says
     its Section 2 highlights other groups ... What would we need from human resources?") and one
     of the PREMISE_PAGES pages the premise alone matches best mentions them; None otherwise."""
-    if not parsed.premise or not parsed.asked:
-        return None
-    asked, premise = parsed.asked.lower(), parsed.premise.lower()
-    names = {" ".join(r.raw_text.lower().split()) for r in parsed.pointers}
-    if any(n in asked or n not in premise for n in names):
-        return None  # "What does Section 7.3 say?": the question itself goes there
     from docintel.questions import parse_question
     from docintel.retrieval import retrieve
+    from docintel.text import folded
+
+    if not parsed.premise or not parsed.asked:
+        return None
+    asked, premise = folded(parsed.asked), folded(parsed.premise)
+    names = {folded(r.raw_text) for r in parsed.pointers}
+    if any(n in asked or n not in premise for n in names):
+        return None  # "What does Section 7.3 say?": the question itself goes there
 
     premise_passages, _, _, _ = retrieve(store, parse_question(parsed.premise, _named_pointers), doc_ids, top_k=PREMISE_PAGES)
     for page in dict.fromkeys((p.doc_id, p.page) for p in premise_passages):
         source = [p for p in premise_passages if (p.doc_id, p.page) == page]
         refs = [ref for ref, _, _, _ in _mentions(source, resolver, attempted)
-                if " ".join(ref.raw_text.lower().split()) in names]
+                if folded(ref.raw_text) in names]
         if refs:
             return source, refs[:len(names)]
     return None

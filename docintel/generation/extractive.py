@@ -877,7 +877,11 @@ class ExtractiveGenerator:
         elif best is None or best.coverage < floor:
             missing = ", ".join(request.parsed.keywords) or request.question
             text = f"{_NOT_FOUND} the retrieved pages do not answer this question (looked for: {missing})."
-            if best is not None and best.coverage >= NEAR_MISS * floor and self.find_pointers:
+            asked_for = {folded(r.raw_text) for r in request.parsed.pointers}
+            named_here = sorted({p.reference_text for p in references if p.linked and p.reference_text
+                                 and folded(p.reference_text) in asked_for})
+            # read for a pointer the question names, the lead is the way the loop went, not a near miss
+            if not named_here and best is not None and best.coverage >= NEAR_MISS * floor and self.find_pointers:
                 # a near miss that points on: what it points at may answer (followed by the loop)
                 near = self._continuations([best], sents, weights, request.parsed.focus, NEAR_MISS * floor)
                 # ... to a part of the corpus ("NIST SP 800-40 Version 2" is not fetched)
@@ -889,9 +893,6 @@ class ExtractiveGenerator:
             # ... also when it is no quotable sentence (a drawing's title): its target must answer
             unvouched = not leads and any(p.linked for p in references)
             need = floor if unvouched else need
-            asked_for = {folded(r.raw_text) for r in request.parsed.pointers}
-            named_here = sorted({p.reference_text for p in references if p.linked and p.reference_text
-                                 and folded(p.reference_text) in asked_for})
             if leads and named_here:  # the page the premise describes, where the pointer it names is written
                 text = f"Followed {' and '.join(repr(n) for n in named_here)} from the page the question describes:"
             elif leads:

@@ -297,4 +297,7 @@ def test_a_pointer_the_premise_names_is_followed_from_the_page_it_describes(nist
     sections = [c for c in refs(out) if c["reference_text"] == "Section 5"]
     assert sections and all(c["referenced_from"]["page"] == 15 for c in sections)
     assert "at least 8 characters" in out["answer"] and out["verdict"] == "return_to_user"
+    # the sentence quoted is the one the pointer is in, not a list item closer to the question
+    # ("Memorized Secret (Section 5.1.1)"), whose own pointer would cost a second pass
+    assert "are provided in Section 5." in out["answer"] and out["passes"] == 1
 

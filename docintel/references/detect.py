@@ -82,6 +82,10 @@ _OF_EXTERNAL = re.compile(
     r"|(?:[A-Z][\w\-]*\s+){1,8}(?:Act|Law|Code|Regulation|Directive|Standard|Framework)\b(?:\s+of\s+\d{4})?)"
 )
 
+_OF_FORM = re.compile(r"\s+of\s+(?:the\s+)?(?:Form|Schedule)\s+[A-Z0-9][\w\-]*")
+"""What a page pointer narrows to a form ("on page 4 of Form 1040NR"): the form's page, another
+document than the instructions that say it."""
+
 
 _SPECIFICALLY = re.compile(r"(?i)(?:specifically|in\s+particular|particularly|especially|namely)\s*[,:\u2014\u2013-]?\s*(?:in\s+|see\s+)?$")
 
@@ -276,7 +280,7 @@ def find_mentions(text: str) -> list[Mention]:
             taken.append((m.start(), m.end()))
             found.append(_external(raw_ext, m.start(), m.end()))
             continue
-        of_ext = _OF_EXTERNAL.match(text, m.end())
+        of_ext = _OF_EXTERNAL.match(text, m.end()) or (_OF_FORM.match(text, m.end()) if rtype == RefType.page else None)
         if of_ext:  # "Section 3 of SP 800-124", "Section 5131 of the ... Act": another document's part
             ext_end = of_ext.end()
             for s0, e0 in taken:

@@ -327,6 +327,20 @@ def test_a_statute_section_is_external():
     assert ref.ref_type.value == "section"
 
 
+def test_a_page_of_a_form_is_external():
+    """1040NR instructions p3: "the income items listed ... on lines 76a through 85 on page 4 of
+    Form 1040NR" is the form's page 4, not the instructions' (which the loop had followed, making
+    an answer about the mailing address complete from the filing deadlines)."""
+    refs = [m.ref for m in find_mentions("on lines 8 through 21 on page 1 of Form 1040NR and on lines 76a through 85 "
+                                         "on page 4 of Form 1040NR")]
+    assert [(r.raw_text, r.ref_type.value) for r in refs] == [("page 1 of Form 1040NR", "external"),
+                                                                ("page 4 of Form 1040NR", "external")]
+    (ref,) = find_pointers("See page 25 for details on how to pay any tax you owe.")
+    assert ref.ref_type.value == "page" and ref.ref_target == "25"
+    (ref,) = find_pointers("Attach Form 8833 (see page 4).")  # a form named before the page: the page is ours
+    assert ref.ref_type.value == "page" and ref.ref_target == "4"
+
+
 def test_command_help_paragraphs_are_reflowed_not_broken_where_the_source_wraps():
     """Rich help keeps a docstring's line breaks: "2 for an empty store," used to end a line."""
     import re

@@ -862,6 +862,7 @@ class ExtractiveGenerator:
                      p.referenced_from.line if p.referenced_from else None) for p in references}
 
         named = [p for p in references if p.referenced_from is None]  # targets named in the question
+        way = _pointing(sents, references)  # the sentences holding the pointers the loop followed on its own
         chosen: list[_Sentence] = []
         leads: list[_Sentence] = []
         ours = None
@@ -888,7 +889,7 @@ class ExtractiveGenerator:
                 inward = any(r.ref_type != RefType.external for t in near for r in self.find_pointers(t.text))
                 leads = near if inward else []
             if not leads:  # a pointer the loop followed from these pages (to a page the question matches):
-                leads = _pointing(sents, references)  # no near miss vouches for it, so its target must answer
+                leads = list(way)  # no near miss vouches for it, so its target must answer
                 need = floor if leads else need
             # ... also when it is no quotable sentence (a drawing's title): its target must answer
             unvouched = not leads and any(p.linked for p in references)
@@ -917,7 +918,7 @@ class ExtractiveGenerator:
                     chosen.append(s)
             chosen = self._continuations(chosen, sents, weights, request.parsed.focus, floor)
             # the way to a pointer the loop followed on its own is part of the answer's path
-            chosen += [s for s in _pointing(sents, references) if all(s is not c for c in chosen)]
+            chosen += [s for s in way if all(s is not c for c in chosen)]
             chosen = self._with_paragraphs(chosen, sents, best)
             chosen += self._headers_of(chosen, sents, weights)
             chosen += self._by_meaning(usable, chosen, request)
@@ -927,7 +928,6 @@ class ExtractiveGenerator:
                 chosen += [u for u in self._listed(t, sents) or [] if all(u is not c for c in chosen)]
             chosen.sort(key=lambda s: s.pos)
         conditions: list[str] = []
-        way = _pointing(sents, references)
         run: list[_Sentence] = []
         for s in chosen:
             if run and _next_item(run[-1], s):  # the items of one list: one quote, one line span

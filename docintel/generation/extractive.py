@@ -83,13 +83,20 @@ _META = re.compile(
 )
 """A sentence about the document itself ("This appendix provides an overview of ..."), not its subject."""
 _NUM = re.compile(r"\d")
+_UNMEASURED = frozenset(
+    "effort attention emphasis detail weight priority importance care scrutiny confidence trust "
+    "discretion latitude flexibility freedom oversight involvement responsibility authority".split()
+)
+"""Nouns "how much" asks a degree of, not a quantity: "how much effort should our handlers put
+into tracking down the attacking host?" is answered by "Identifying an attacking host can be a
+time-consuming and futile process ...", which states no number and needs none."""
 _ASKED_KIND = [
     (re.compile(r"\bhow\s+(often|frequently)\b|\bat\s+what\s+(interval|frequency)\b"),
      re.compile(r"(?i)\b(daily|weekly|monthly|quarterly|annual(ly)?|yearly|hourly|every|each\s+(day|week|month|year)"
                 r"|per\s+(day|week|month|year)|once|twice|times|frequen\w*|regular(ly)?|periodic(ally)?|continuous(ly)?"
                 r"|interval\w*|as\s+soon\s+as|immediately|promptly)\b"),
      "frequency"),
-    (re.compile(r"\bhow\s+(many|much)\b"),
+    (re.compile(r"\bhow\s+many\b|\bhow\s+much\b(?!\s+(?:" + "|".join(sorted(_UNMEASURED)) + r")\b)"),
      re.compile(r"(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|hundred|thousand|single|none|no)\b"),
      "number"),
     (re.compile(r"\bhow\s+long\b"),

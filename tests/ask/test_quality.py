@@ -536,6 +536,19 @@ def test_store_value_coercion():
     assert as_float(float("nan")) is None and as_float(3) == 3.0
 
 
+def test_how_much_effort_asks_a_degree_not_a_number():
+    """SP 800-61 p37: "how much effort should our handlers put into tracking down the attacking
+    host?" is answered by a sentence that says it is futile; no number is missing from it. "How
+    much tax" still asks for an amount."""
+    p = _passage(["Identifying an attacking host can be a time-consuming and futile process that can",
+                  "prevent a team from achieving its primary goal of minimizing the business impact."])
+    w = {"effort": 1.0, "identifying": 1.0, "attacking": 1.5, "host": 1.5}
+    out = _generate("How much effort should we put into identifying the attacking host?", [p], w)
+    assert "states no number" not in out.answer and out.answer_completeness == Completeness.complete
+    out = _generate("How much tax does identifying the attacking host cost?", [p], {**w, "tax": 1.0, "cost": 1.0})
+    assert "states no number" in out.answer and out.answer_completeness == Completeness.partial
+
+
 def test_how_many_is_not_answered_by_a_figure_number_or_the_citation():
     """The answer's own "(page 3, lines 5-7)" and a pointer "Fig. 1" are not the count asked for."""
     q = "How many Functions does the CSF Core have?"

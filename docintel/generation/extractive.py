@@ -40,7 +40,7 @@ from docintel.schemas.questions import AnswerShape, ParsedQuestion
 from docintel.text import BULLET, NUMBERED_HEADING, row_text, split_sentences
 from docintel.text import stem as _stem
 from docintel.text import held as _held
-from docintel.text import bracket_group, bracket_ranges, money_amounts, normalise_number
+from docintel.text import NUMBER, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
 from docintel.text import folded
 
@@ -603,6 +603,58 @@ def _matching_rows(rows: list[PassageLine], weights: dict[str, float]) -> list[P
     if top <= 0:
         return []
     return [r for r, sc in zip(rows, scores) if sc >= 0.999 * top]
+
+
+_SUPERLATIVE = re.compile(
+    r"(?i)(?<!at )\b(?:(?P<max>longest|highest|largest|biggest|greatest|most|maximum)"
+    r"|(?P<min>shortest|lowest|smallest|fewest|least|minimum))\b(?!\s+of\b)(?P<what>(?:\s+[^\W\d_][\w\-]*){0,3})"
+)
+"""A question asking for a table's extreme row ("Which dataset has the longest summaries?"), and
+the words that name the column ("summaries"). "At least", "at most" and "most of" ask no extreme."""
+
+
+def _alike(a: str, b: str) -> bool:
+    """Two stems of one word as the stemmer may leave them ("summar" for "summaries", "summary")."""
+    return a == b or (min(len(a), len(b)) >= 5 and a[:5] == b[:5])
+
+
+def _cell_number(value: str) -> float | None:
+    m = NUMBER.search(value.replace("\u2212", "-"))
+    return float(m.group(1) + m.group(2).replace(",", "")) if m and m.group(2)[0].isdigit() else None
+
+
+def _extreme_rows(rows: list[PassageLine], asked: str, weights: dict[str, float]) -> tuple[str, str, list[PassageLine]] | None:
+    """(the question's superlative, the column, the rows holding that column's extreme value)
+    when the question asks for a table's extreme row and one numeric column is named by the
+    words after its superlative (else by the question's other words); None otherwise. The
+    document states every row's value; which is the longest is read off them, not guessed."""
+    m = _SUPERLATIVE.search(asked)
+    if m is None or len(rows) < 2:
+        return None
+    what = _stems(m.group("what") or "")
+    asked_stems = set(weights)
+    columns: dict[str, list[tuple[PassageLine, float]]] = {}
+    for r in rows:
+        for c in r.cells[1:]:  # the first cell names the row
+            v = _cell_number(c.value) if c.header else None
+            if v is not None:
+                columns.setdefault(c.header, []).append((r, v))
+    best, best_score = None, 0.0
+    for header, vals in columns.items():
+        if len(vals) < max(2, 0.6 * len(rows)):
+            continue
+        hs = _stems(header)
+        score = 2.0 * sum(any(_alike(h, w) for h in hs) for w in what) + sum(any(_alike(h, w) for h in hs) for w in asked_stems)
+        if score > best_score:
+            best, best_score = header, score
+    word = m.group("max") or m.group("min")
+    # "the maximum data rate of 802.11ax": the superlative names the column ("Maximum Data
+    # Rate"), and the question a row: the row's value is asked, not the extreme row
+    if best is None or _stem(word) in _stems(best) or _matching_rows(rows, weights):
+        return None
+    vals = columns[best]
+    ext = (max if m.group("max") else min)(v for _, v in vals)
+    return word, best, [r for r, v in vals if v == ext]
 
 
 POINTER_LOOKAHEAD = 3
@@ -1328,6 +1380,15 @@ class ExtractiveGenerator:
             return text, sorted(r.line_num for r in hits[:8]), text
         if rows:
             body = [r for r in rows if r.row_key != "header"]
+            extreme = _extreme_rows(body, request.parsed.asked or request.question, weights)
+            if extreme is not None:  # "Which dataset has the longest summaries?": read off every row
+                word, column, hits = extreme
+                others = [r for r in body if all(r is not h for h in hits)][:24]
+                kind = hits[0].cells[0].header if hits[0].cells and hits[0].cells[0].header != hits[0].cells[0].value else ""
+                of_any = f" of any {kind}" if kind else ""  # "longest |summary| (words) of any Dataset: GovReport ..."
+                lead = f"{word.lower()} {column}{of_any}: " + "; ".join(self._row_text(r) for r in hits)
+                text = _sentence_end(f"{head}: {lead}; the other rows: " + "; ".join(self._row_text(r) for r in others) + caveat)
+                return text, sorted(r.line_num for r in hits + others), _sentence_end(f"{head}: {lead}")
             if p.referenced_from is None and request.parsed.shape != AnswerShape.list:
                 best = _matching_rows(body, weights)  # the question named the table: the rows it asks about
             elif request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order

@@ -1663,3 +1663,85 @@ def test_a_models_number_named_once_is_not_asked_by_any_ask():
     for i, ask in enumerate(parsed.asks):
         request = GenerationRequest(question=ask, parsed=part_of(parsed, i), passages=[])
         assert "737" not in ExtractiveGenerator._asked_numbers(request), (ask, parsed.numbers)
+
+
+# -- a table's extreme row, read off every row ------------------------------------------------
+
+DATASETS = ["Dataset", "source (words)", "summary (words)", "papers"]
+
+
+def _datasets(rows: list[list[str]], reference_text: str = "Table 1") -> Passage:
+    def row(n, key, vals):
+        return PassageLine(line_num=n, text=" | ".join(vals), kind="table_row", row_key=key,
+                           cells=[Cell(header=h, value=v) for h, v in zip(DATASETS, vals)])
+
+    lines = [row(1, "header", DATASETS)] + [row(i + 2, r[0], r) for i, r in enumerate(rows)]
+    return Passage(passage_id="R1", doc_id="d", doc="paper.pdf", page=3, page_label="3", line_start=1,
+                   line_end=len(lines), parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.reference,
+                   reference_text=reference_text, lines=lines)
+
+
+SURVEY = [["NewsLong", "3,092", "205", "59"], ["ReportSet", "7,551", "547", "16"], ["Bills", "1,284", "174", "19"]]
+
+
+def test_a_superlative_question_gets_the_extreme_row_read_off_the_table():
+    """"Which dataset has the longest summaries?" of a table of datasets: no row names it, so
+    the answer is read off the summary column, every row compared: ReportSet (547), then the
+    other rows; "shortest" reads the same column the other way."""
+    out = _generate("Which dataset in Table 1 has the longest summaries?", [_datasets(SURVEY)])
+    assert re.search(r"Table 1 \(page 3\): longest summary \(words\) of any Dataset: ReportSet: [^;]*summary \(words\) 547, papers 16; the other", out.answer), out.answer
+    assert "the other rows: NewsLong" in out.answer and out.answer_completeness == Completeness.complete
+    out = _generate("Which dataset in Table 1 has the shortest source documents?", [_datasets(SURVEY)])
+    assert "shortest source (words) of any Dataset: Bills:" in out.answer, out.answer
+
+
+def test_a_superlative_naming_the_column_or_a_named_row_asks_for_that_row():
+    """"What is the maximum data rate of 802.11a?": "maximum" is the column's own name, and the
+    question names its row. A row the question names is the row asked about."""
+    heads = ["IEEE Standard", "Maximum Data Rate", "Frequency Band"]
+
+    def row(n, vals):
+        return PassageLine(line_num=n, text=" | ".join(vals), kind="table_row", row_key=vals[0],
+                           cells=[Cell(header=h, value=v) for h, v in zip(heads, vals)])
+
+    rows = [row(2, ["802.11", "2 Mbps", "2.4 GHz"]), row(3, ["802.11a", "54 Mbps", "5 GHz"]), row(4, ["802.11n", "300 Mbps", "5 GHz"])]
+    p = _datasets([]).model_copy(update={"lines": rows, "reference_text": "Table 2-1"})
+    out = _generate("What is the maximum data rate of 802.11a in Table 2-1?", [p])
+    assert "maximum Maximum" not in out.answer and "the other rows" not in out.answer, out.answer
+    out = _generate("Which dataset in Table 1 has the most papers, and how long is NewsLong's summary?", [_datasets(SURVEY)])
+    assert "most papers" not in out.answer  # a row is named: not an extreme-row question
+
+
+@pytest.mark.parametrize("word, pick", [("highest", max), ("lowest", min)])
+def test_extreme_rows_property(word, pick):
+    """Whatever the values, the rows returned hold the column's extreme, and every such row is returned."""
+    from hypothesis import given, settings as hsettings, strategies as st
+
+    from docintel.generation.extractive import _extreme_rows
+
+    @hsettings(max_examples=60, deadline=None)
+    @given(st.lists(st.integers(min_value=0, max_value=999), min_size=2, max_size=12))
+    def check(values):
+        rows = [PassageLine(line_num=i, text="", kind="table_row", row_key=f"m{i}",
+                            cells=[Cell(header="Model", value=f"m{i}"), Cell(header="Accuracy", value=f"{v}%")])
+                for i, v in enumerate(values)]
+        got = _extreme_rows(rows, f"Which model has the {word} accuracy?", {"model": 1.0, "accuracy": 1.0})
+        assert got is not None and got[1] == "Accuracy"
+        want = pick(values)
+        assert sorted(r.row_key for r in got[2]) == sorted(f"m{i}" for i, v in enumerate(values) if v == want)
+
+    check()
+
+
+def test_the_longest_summaries_on_the_real_paper(tmp_path, shared_corpora):
+    """LONGEVAL (EACL 2023) p3, Table 1, a booktabs table escalated to cells: the dataset with
+    the longest average summaries is GovReport (547 words), read off the |summary| column."""
+    from docintel import api
+
+    settings = Settings.load(env={}, store=tmp_path / "store", quiet=True)
+    api.ingest([shared_corpora / "two_column" / "2023.eacl-main.121.pdf"], settings)
+    api.escalate(settings, pages=[3])
+    out = api.ask("Which dataset in Table 1 has the longest summaries?", settings)
+    assert re.search(r"longest \|summary\| \(words\) of any Dataset: GovReport \(2021\): [^;]*547", out.answer), out.answer
+    assert out.answer_completeness == Completeness.complete
+    assert any(c.page == 3 and "pymupdf_tables" in c.parsing_method for c in out.citations)

@@ -260,3 +260,31 @@ def bracket_group(cells: list[tuple[str, str]], amounts: tuple[float, ...]) -> s
         if any(lo <= x < hi for x in amounts):
             return slice(k, ranges[i + 1][0] if i + 1 < len(ranges) else len(cells))
     return slice(0, len(cells))
+
+
+SUPERLATIVE = re.compile(
+    r"(?i)(?<!at )\b(?:(?P<max>longest|highest|largest|biggest|greatest|most|maximum)"
+    r"|(?P<min>shortest|lowest|smallest|fewest|least|minimum))\b(?!\s+of\b)(?P<what>(?:\s+[^\W\d_][\w\-]*){0,3})"
+)
+"""A question asking for a table's extreme row ("Which dataset has the longest summaries?"), and
+the words after it that may name the column ("summaries"). "At least", "at most" and "most of"
+ask no extreme."""
+
+
+ASKS_WHICH = re.compile(r"(?i)^\W*(?:which|what|who)\s+(?!is\b|are\b|was\b|were\b|does\b|do\b|did\b|can\b|should\b)[^\W\d_]")
+"""A question asking which thing ("Which dataset has ...", "What model gives ..."), not for a
+value ("What's the most interest I can count?", "What is the maximum data rate ...?")."""
+
+
+def superlative(asked: str, which: bool = False) -> tuple[str, bool, set[str]] | None:
+    """(the superlative, True for the highest, the stems of the words after it), or None; with
+    ``which``, only in a question asking which thing (:data:`ASKS_WHICH`)."""
+    m = SUPERLATIVE.search(asked)
+    if m is None or which and not ASKS_WHICH.search(asked):
+        return None
+    return (m.group("max") or m.group("min")), bool(m.group("max")), stems(m.group("what") or "")
+
+
+def alike(a: str, b: str) -> bool:
+    """Two stems of one word as :func:`stem` may leave them ("summar" for "summaries", "summary")."""
+    return a == b or (min(len(a), len(b)) >= 5 and a[:5] == b[:5])

@@ -42,7 +42,7 @@ from docintel.text import stem as _stem
 from docintel.text import held as _held
 from docintel.text import NUMBER, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
-from docintel.text import folded
+from docintel.text import alike, folded, superlative
 
 MIN_COVERAGE = 0.5
 """Share of the question's keyword weight the best sentence must hold to count as an answer
@@ -605,33 +605,22 @@ def _matching_rows(rows: list[PassageLine], weights: dict[str, float]) -> list[P
     return [r for r, sc in zip(rows, scores) if sc >= 0.999 * top]
 
 
-_SUPERLATIVE = re.compile(
-    r"(?i)(?<!at )\b(?:(?P<max>longest|highest|largest|biggest|greatest|most|maximum)"
-    r"|(?P<min>shortest|lowest|smallest|fewest|least|minimum))\b(?!\s+of\b)(?P<what>(?:\s+[^\W\d_][\w\-]*){0,3})"
-)
-"""A question asking for a table's extreme row ("Which dataset has the longest summaries?"), and
-the words that name the column ("summaries"). "At least", "at most" and "most of" ask no extreme."""
-
-
-def _alike(a: str, b: str) -> bool:
-    """Two stems of one word as the stemmer may leave them ("summar" for "summaries", "summary")."""
-    return a == b or (min(len(a), len(b)) >= 5 and a[:5] == b[:5])
-
-
 def _cell_number(value: str) -> float | None:
     m = NUMBER.search(value.replace("\u2212", "-"))
     return float(m.group(1) + m.group(2).replace(",", "")) if m and m.group(2)[0].isdigit() else None
 
 
-def _extreme_rows(rows: list[PassageLine], asked: str, weights: dict[str, float]) -> tuple[str, str, list[PassageLine]] | None:
+def _extreme_rows(rows: list[PassageLine], asked: str, weights: dict[str, float],
+                  strict: bool = False) -> tuple[str, str, list[PassageLine]] | None:
     """(the question's superlative, the column, the rows holding that column's extreme value)
     when the question asks for a table's extreme row and one numeric column is named by the
-    words after its superlative (else by the question's other words); None otherwise. The
-    document states every row's value; which is the longest is read off them, not guessed."""
-    m = _SUPERLATIVE.search(asked)
-    if m is None or len(rows) < 2:
+    words after its superlative (else, unless ``strict``, by the question's other words); None
+    otherwise. The document states every row's value; which is the longest is read off them,
+    not guessed."""
+    sup = superlative(asked)
+    if sup is None or len(rows) < 2:
         return None
-    what = _stems(m.group("what") or "")
+    word, highest, what = sup
     asked_stems = set(weights)
     columns: dict[str, list[tuple[PassageLine, float]]] = {}
     for r in rows:
@@ -644,17 +633,31 @@ def _extreme_rows(rows: list[PassageLine], asked: str, weights: dict[str, float]
         if len(vals) < max(2, 0.6 * len(rows)):
             continue
         hs = _stems(header)
-        score = 2.0 * sum(any(_alike(h, w) for h in hs) for w in what) + sum(any(_alike(h, w) for h in hs) for w in asked_stems)
-        if score > best_score:
+        named = sum(any(alike(h, w) for h in hs) for w in what)
+        score = 2.0 * named + sum(any(alike(h, w) for h in hs) for w in asked_stems)
+        if score > best_score and (named or not strict):
             best, best_score = header, score
-    word = m.group("max") or m.group("min")
     # "the maximum data rate of 802.11ax": the superlative names the column ("Maximum Data
     # Rate"), and the question a row: the row's value is asked, not the extreme row
-    if best is None or _stem(word) in _stems(best) or _matching_rows(rows, weights):
+    headed = set().union(*(_stems(c.header) for r in rows for c in r.cells))  # "Type of human evaluation"
+    if best is None or _stem(word) in _stems(best) or _matching_rows(rows, {k: w for k, w in weights.items() if k not in headed}):
         return None
     vals = columns[best]
-    ext = (max if m.group("max") else min)(v for _, v in vals)
+    ext = (max if highest else min)(v for _, v in vals)
     return word, best, [r for r, v in vals if v == ext]
+
+
+def _tables_in(lines: list[PassageLine]) -> list[list[PassageLine]]:
+    """The body rows of each table on a span of lines (a header row starts the next table)."""
+    out: list[list[PassageLine]] = []
+    for ln in lines:
+        if ln.kind != "table_row" or not ln.cells:
+            continue
+        if ln.row_key == "header" or not out:
+            out.append([])
+        if ln.row_key != "header":
+            out[-1].append(ln)
+    return [t for t in out if t]
 
 
 POINTER_LOOKAHEAD = 3
@@ -902,6 +905,9 @@ class ExtractiveGenerator:
         weights = _asked_weights(self._weights(request), request.parsed)
         primary = [p for p in request.passages if p.retrieved_via == RetrievedVia.primary]
         references = [p for p in request.passages if p.retrieved_via == RetrievedVia.reference]
+        extreme = self._primary_extreme(primary, request, weights)
+        if extreme is not None:  # a retrieved table's extreme row, read off every row
+            return extreme
         sents = _read(primary)
         for s in sents:
             self._score(s, weights, request)
@@ -1382,13 +1388,7 @@ class ExtractiveGenerator:
             body = [r for r in rows if r.row_key != "header"]
             extreme = _extreme_rows(body, request.parsed.asked or request.question, weights)
             if extreme is not None:  # "Which dataset has the longest summaries?": read off every row
-                word, column, hits = extreme
-                others = [r for r in body if all(r is not h for h in hits)][:24]
-                kind = hits[0].cells[0].header if hits[0].cells and hits[0].cells[0].header != hits[0].cells[0].value else ""
-                of_any = f" of any {kind}" if kind else ""  # "longest |summary| (words) of any Dataset: GovReport ..."
-                lead = f"{word.lower()} {column}{of_any}: " + "; ".join(self._row_text(r) for r in hits)
-                text = _sentence_end(f"{head}: {lead}; the other rows: " + "; ".join(self._row_text(r) for r in others) + caveat)
-                return text, sorted(r.line_num for r in hits + others), _sentence_end(f"{head}: {lead}")
+                return self._extreme_text(head, extreme, body, caveat)
             if p.referenced_from is None and request.parsed.shape != AnswerShape.list:
                 best = _matching_rows(body, weights)  # the question named the table: the rows it asks about
             elif request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order
@@ -1482,6 +1482,45 @@ class ExtractiveGenerator:
             return f"{head}: the target holds no text lines.", [p0.citation()], ""
         text, answers = _quoted(head, top)
         return text, cites, answers
+
+    def _extreme_text(self, head: str, extreme: tuple[str, str, list[PassageLine]], body: list[PassageLine],
+                      caveat: str = "") -> tuple[str, list[int], str]:
+        """(text, line numbers, what answers) of a table's extreme row, then its other rows:
+        "longest |summary| (words) of any Dataset: GovReport (2021): ... 547; the other rows: ..."."""
+        word, column, hits = extreme
+        others = [r for r in body if all(r is not h for h in hits)][:24]
+        first = hits[0].cells[0] if hits[0].cells else None
+        of_any = f" of any {first.header}" if first is not None and first.header and first.header != first.value else ""
+        lead = f"{word.lower()} {column}{of_any}: " + "; ".join(self._row_text(r) for r in hits)
+        rest = "; the other rows: " + "; ".join(self._row_text(r) for r in others) if others else ""
+        return (_sentence_end(f"{head}: {lead}{rest}{caveat}"), sorted(r.line_num for r in hits + others),
+                _sentence_end(f"{head}: {lead}"))
+
+    def _primary_extreme(self, primary: list[Passage], request: GenerationRequest, weights: dict[str, float]) -> GeneratedAnswer | None:
+        """A table on a retrieved page whose column the question's superlative names ("Which
+        dataset has the longest summaries?" on the page holding the datasets' |summary| column):
+        its extreme row read off every row; None when no such table is there."""
+        asked = request.parsed.asked or request.question
+        if superlative(asked, which=True) is None:  # "What's the most interest I can count?" asks a value
+            return None
+        found = []  # of several such tables, the one whose rows are of the kind asked ("Which dataset ...")
+        for p in primary:
+            for body in _tables_in(p.lines):
+                extreme = _extreme_rows(body, asked, weights, strict=True)
+                if extreme is not None:
+                    kind = _stems(body[0].cells[0].header) if body[0].cells else set()
+                    found.append((-_held(kind, weights), len(found), p, body, extreme))
+        if not found:
+            return None
+        *_, p, body, extreme = min(found, key=lambda f: f[:2])
+        kind, _, ident = (body[0].object_key or "").partition(":")
+        name = f"Table {ident}" if kind == "table" and ident and not re.match(r"p\d", ident) else "The table"  # "table:p36.1": no caption
+        text, nums, answers = self._extreme_text(f"{name} (page {p.page_label})", extreme, body)
+        gaps = self._gaps(answers, weights, request)
+        if gaps:
+            text += "\nPartial answer: the cited text " + "; ".join(gaps) + "."
+        return GeneratedAnswer(answer=text, citations=[p.citation(nums[0], nums[-1])],
+                               answer_completeness=Completeness.partial if gaps else Completeness.complete)
 
     @staticmethod
     def _row_text(r: PassageLine) -> str:

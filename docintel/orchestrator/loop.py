@@ -133,7 +133,7 @@ def answer(question: str, settings: Settings) -> AskResult:
     loaded: dict[str, Any] = {}  # the candidate pages' lines, read once
 
     def read(cands: list[Any], first: int = 1) -> list[Any]:
-        return candidate_passages(store, cands, loaded, first=first)
+        return candidate_passages(store, cands, loaded, first=first, asked=parsed.asked or parsed.text)
 
     def lines_of(doc_id: str, page: int) -> list[tuple[int, str]]:
         lines = loaded.get(doc_id)

@@ -20,7 +20,7 @@ from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
 from docintel.store.values import as_float
 from docintel.text import split_sentences as _split_sentences
-from docintel.text import bracket_ranges, held, money_amounts, normalise_number, row_text, stem, stems
+from docintel.text import alike, bracket_ranges, held, money_amounts, normalise_number, row_text, stem, stems, superlative
 
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
 
@@ -185,6 +185,41 @@ def with_table_headers(span: pd.DataFrame, page: pd.DataFrame) -> pd.DataFrame:
     heads = page[page["object_key"].isin(keys) & page["row_key"].eq("header")]
     heads = heads[~heads.index.isin(span.index)]
     return pd.concat([heads, span]) if len(heads) else span
+
+
+def extreme_tables(page: pd.DataFrame, asked: str) -> list[str]:
+    """The object keys of the tables on ``page`` with a column the question's superlative names
+    ("Which dataset has the longest summaries?": a table with a "|summary| (words)" column; not
+    "the maximum data rate of ...", where "maximum" is part of the column's own name, nor "What's
+    the most interest I can count?", which asks for a value, not which row)."""
+    sup = superlative(asked, which=True)
+    if sup is None or not sup[2] or not {"object_key", "cells", "row_key"} <= set(page.columns):
+        return []
+    word, _, what = sup
+    out = []
+    for key, raw in zip(page["object_key"], page["cells"]):
+        if not isinstance(key, str) or not isinstance(raw, str) or key in out:
+            continue
+        try:
+            columns = [stems(str(c.get("header") or "")) for c in json.loads(raw)][1:]  # the first names the rows
+        except (ValueError, TypeError, AttributeError):
+            continue
+        if any(stem(word) not in c and any(alike(a, w) for a in c for w in what) for c in columns):
+            out.append(key)
+    return out
+
+
+def with_extreme_table(span: pd.DataFrame, page: pd.DataFrame, asked: str) -> pd.DataFrame:
+    """``span`` with every row of each table on the page that has a column the question's
+    superlative names (:func:`extreme_tables`): which row is the longest can only be read off
+    all of them."""
+    keys = extreme_tables(page, asked)
+    if not keys:
+        return span
+    have = set(zip(span["parsing_method"], span["line_num"])) if len(span) else set()
+    rows = page[page["object_key"].isin(keys)]
+    rows = rows[[k not in have for k in zip(rows["parsing_method"], rows["line_num"])]]
+    return pd.concat([span, rows]) if len(rows) else span
 
 
 def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 0.07,
@@ -424,6 +459,7 @@ def to_passage_lines(lines: pd.DataFrame) -> list[PassageLine]:
                 parsing_method=str(r.get("parsing_method") or ""),
                 row_key=r.get("row_key") if isinstance(r.get("row_key"), str) else None,
                 cells=cells,
+                object_key=r.get("object_key") if isinstance(r.get("object_key"), str) else None,
                 x0=as_float(r.get("x0")), y0=as_float(r.get("y0")), x1=as_float(r.get("x1")), y1=as_float(r.get("y1")),
             )
         )

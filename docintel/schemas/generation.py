@@ -36,6 +36,7 @@ class PassageLine(BaseModel):
     parsing_method: str = "pymupdf"
     row_key: str | None = Field(None, description='table_row sub-selector: "(E)", "base".')
     cells: list[Cell] = Field(default_factory=list, description="table_row cells with their headers.")
+    object_key: str | None = Field(None, description='The object a table row belongs to: "table:3".')
     x0: float | None = None
     y0: float | None = None
     x1: float | None = None

@@ -374,7 +374,7 @@ def test_a_document_the_question_names_in_full_scopes_the_reranked_pages(monkeyp
     monkeypatch.setattr(search, "doc_idf", lambda store, parsed, doc: ({}, []))
     monkeypatch.setattr(retrieval, "page_lines", lines)
     monkeypatch.setattr(retrieval, "_toc", lambda store, doc: None)
-    monkeypatch.setattr(retrieval, "candidate_passages", lambda store, cands, loaded: [])
+    monkeypatch.setattr(retrieval, "candidate_passages", lambda store, cands, loaded, asked="": [])
     parsed = parse_question("What does Table 1 in FIPS 199 say about availability?")
     idf = {"table": 1.0, "availability": 1.0}
     for hits, want in [([hit("sp80048", 29, 1.0, 0.0), hit("csf", 15, 0.9, 0.0), hit("fips199", 6, 0.8, 1.0)], {"fips199"}),

@@ -135,7 +135,7 @@ def test_a_page_that_does_not_answer_is_followed_to_a_candidate_it_mentions(poli
         cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
                                      line_start=1, line_end=1) for i, n in enumerate(ranked_pages)]
         monkeypatch.setattr(retrieval, "retrieve", lambda store, parsed, doc_ids, top_k=1, loaded=None: ([top], cands, {}, []))
-        monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1: [])
+        monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1, asked="": [])
         return ask(policy_store, "What is the water sublimit per occurrence?")
 
     out = run([1, 2])
@@ -168,7 +168,7 @@ def test_the_closest_passage_is_followed_to_what_it_points_at(policy_store, monk
     cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
                                  line_start=1, line_end=1) for i, n in enumerate([1, 3, 2])]
     monkeypatch.setattr(retrieval, "retrieve", lambda store, parsed, doc_ids, top_k=1, loaded=None: ([top], cands, {}, []))
-    monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1: [])
+    monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1, asked="": [])
     out = ask(policy_store, "Our warehouse by the river was flooded last spring and the adjuster wants the paperwork "
                             "soon. How much will the insurer pay per occurrence?")
     assert "250,000" in out["answer"]
@@ -205,7 +205,7 @@ def test_the_page_a_premise_describes_is_read_and_its_pointer_followed_first(pol
             return ([premise_page if parsed.text == premise else schedule], cands, {}, [])
 
         monkeypatch.setattr(retrieval, "retrieve", retrieve)
-        monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1: [])
+        monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1, asked="": [])
         return ask(policy_store, question)
 
     out = run(page(1, ["The annual premium is payable in four equal instalments.",
@@ -255,7 +255,7 @@ def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_s
         asked.append(("rank", top_k))
         return pages[:top_k], cands, {}, []
 
-    def fake_candidate_passages(store, chosen, loaded=None, first=1):
+    def fake_candidate_passages(store, chosen, loaded=None, first=1, **kw):
         asked.append(("read", [c.page_num for c in chosen]))
         return [pages[c.page_num - 1].model_copy(update={"passage_id": f"P{first + k}"}) for k, c in enumerate(chosen)]
 

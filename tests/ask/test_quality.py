@@ -1712,6 +1712,27 @@ def test_a_superlative_naming_the_column_or_a_named_row_asks_for_that_row():
     assert "most papers" not in out.answer  # a row is named: not an extreme-row question
 
 
+def test_a_retrieved_table_answers_its_superlative_by_the_kind_of_row_asked():
+    """A page with two tables that both count papers (datasets, kinds of evaluation): "Which
+    kind of evaluation was used by the most papers?" reads the one whose rows are kinds of
+    evaluation, though a row's words ("Likert evaluation") repeat its column title."""
+    def table(key, heads, rows, start):
+        lines = [PassageLine(line_num=start, text=" | ".join(heads), kind="table_row", row_key="header", object_key=key,
+                             cells=[Cell(header=h, value=h) for h in heads])]
+        lines += [PassageLine(line_num=start + i + 1, text=" | ".join(r), kind="table_row", row_key=r[0], object_key=key,
+                              cells=[Cell(header=h, value=v) for h, v in zip(heads, r)]) for i, r in enumerate(rows)]
+        return lines
+
+    lines = table("table:1", ["Dataset", "papers"], [["NewsLong", "59"], ["Bills", "19"]], 1)
+    lines += table("table:2", ["Kind of evaluation", "# papers"], [["None", "101"], ["Likert evaluation", "24"]], 4)
+    p = _passage([]).model_copy(update={"lines": lines, "line_start": 1, "line_end": 6})
+    out = _generate("Which kind of evaluation was used by the most papers?", [p])
+    assert out.answer.startswith("Table 2 (page 5): most # papers of any Kind of evaluation: None: # papers 101"), out.answer
+    assert out.answer_completeness == Completeness.complete
+    out = _generate("Which dataset was used by the most papers?", [p])
+    assert out.answer.startswith("Table 1 (page 5): most papers of any Dataset: NewsLong: papers 59"), out.answer
+
+
 @pytest.mark.parametrize("word, pick", [("highest", max), ("lowest", min)])
 def test_extreme_rows_property(word, pick):
     """Whatever the values, the rows returned hold the column's extreme, and every such row is returned."""
@@ -1740,8 +1761,42 @@ def test_the_longest_summaries_on_the_real_paper(tmp_path, shared_corpora):
 
     settings = Settings.load(env={}, store=tmp_path / "store", quiet=True)
     api.ingest([shared_corpora / "two_column" / "2023.eacl-main.121.pdf"], settings)
-    api.escalate(settings, pages=[3])
+    api.escalate(settings)
     out = api.ask("Which dataset in Table 1 has the longest summaries?", settings)
     assert re.search(r"longest \|summary\| \(words\) of any Dataset: GovReport \(2021\): [^;]*547", out.answer), out.answer
     assert out.answer_completeness == Completeness.complete
     assert any(c.page == 3 and "pymupdf_tables" in c.parsing_method for c in out.citations)
+    # the table not named: its page ranked eighth until a page holding the column the superlative
+    # names was preferred (EXTREME_TABLE); the loop then enters by page 2's "see Table 1"
+    out = api.ask("Which summarization dataset has the longest summaries?", settings)
+    assert "Table 1 (page 1652): longest |summary| (words) of any Dataset: GovReport (2021)" in out.answer, out.answer
+    assert out.answer_completeness == Completeness.complete and any(c.page == 3 for c in out.citations)
+    # two tables with a papers column on the page: the one whose rows are of the kind asked
+    out = api.ask("Which type of human evaluation was used by the most papers?", settings)
+    assert out.answer.startswith("Table 2 (page 1652): most # papers of any Type of human evaluation: None: # papers 101"), out.answer
+
+
+def test_a_retrieved_page_gets_the_whole_table_its_superlative_names():
+    """retrieval: a span of a page's prose takes in every row of the table whose column the
+    superlative names; not for a question without one, nor for a column nobody named."""
+    import json
+
+    import pandas as pd
+
+    from docintel.retrieval.region import with_extreme_table
+
+    def row(n, key, vals, heads=("Dataset", "summary (words)")):
+        return {"line_num": n, "text": " | ".join(vals), "kind": "table_row", "parsing_method": "pymupdf_tables",
+                "object_key": "table:1", "row_key": key,
+                "cells": json.dumps([{"header": h, "value": v} for h, v in zip(heads, vals)])}
+
+    prose = [{"line_num": n, "text": t, "kind": "text", "parsing_method": "pymupdf", "object_key": None,
+              "row_key": None, "cells": None} for n, t in [(40, "Table 1 lists the datasets."), (41, "Each has long summaries.")]]
+    page = pd.DataFrame(prose + [row(1, "header", ["Dataset", "summary (words)"]), row(2, "A", ["A", "205"]), row(3, "B", ["B", "547"])])
+    span = page.iloc[:2]
+    got = with_extreme_table(span, page, "Which dataset has the longest summaries?")
+    assert list(got["line_num"]) == [40, 41, 1, 2, 3]
+    assert with_extreme_table(span, page, "Which dataset is described?") is span
+    assert with_extreme_table(span, page, "Which dataset has the most papers?") is span
+    # a question for a value, not for which row ("What's the most interest I can count?")
+    assert with_extreme_table(span, page, "What's the longest summary a dataset may have?") is span

@@ -610,6 +610,10 @@ def _cell_number(value: str) -> float | None:
     return float(m.group(1) + m.group(2).replace(",", "")) if m and m.group(2)[0].isdigit() else None
 
 
+_AGGREGATE = re.compile(r"(?i)^\W*(?:average|avg\.?|mean|median|total|overall|sum|all)\b")
+"""A row summing up the others (LONGEVAL Table 3's "Average"): never the extreme row itself."""
+
+
 def _extreme_rows(rows: list[PassageLine], asked: str, weights: dict[str, float],
                   strict: bool = False) -> tuple[str, str, list[PassageLine]] | None:
     """(the question's superlative, the column, the rows holding that column's extreme value)
@@ -618,6 +622,7 @@ def _extreme_rows(rows: list[PassageLine], asked: str, weights: dict[str, float]
     otherwise. The document states every row's value; which is the longest is read off them,
     not guessed."""
     sup = superlative(asked)
+    rows = [r for r in rows if not _AGGREGATE.match(r.row_key or "")]  # "Average", "Total": no contender
     if sup is None or len(rows) < 2:
         return None
     word, highest, what = sup

@@ -1693,6 +1693,9 @@ def test_a_superlative_question_gets_the_extreme_row_read_off_the_table():
     assert "the other rows: NewsLong" in out.answer and out.answer_completeness == Completeness.complete
     out = _generate("Which dataset in Table 1 has the shortest source documents?", [_datasets(SURVEY)])
     assert "shortest source (words) of any Dataset: Bills:" in out.answer, out.answer
+    # a row summing up the others is no contender ("Total" holds the most papers)
+    out = _generate("Which dataset in Table 1 has the most papers?", [_datasets(SURVEY + [["Total", "11,927", "926", "94"]])])
+    assert "most papers of any Dataset: NewsLong:" in out.answer, out.answer
 
 
 def test_a_superlative_naming_the_column_or_a_named_row_asks_for_that_row():

@@ -271,9 +271,10 @@ the words after it that may name the column ("summaries"). "At least", "at most"
 ask no extreme."""
 
 
-ASKS_WHICH = re.compile(r"(?i)^\W*(?:which|what|who)\s+(?!is\b|are\b|was\b|were\b|does\b|do\b|did\b|can\b|should\b)[^\W\d_]")
-"""A question asking which thing ("Which dataset has ...", "What model gives ..."), not for a
-value ("What's the most interest I can count?", "What is the maximum data rate ...?")."""
+ASKS_WHICH = re.compile(r"(?i)(?:^\W*|[,;:]\s*)(?:which|what|who)\s+(?!is\b|are\b|was\b|were\b|does\b|do\b|did\b|can\b|should\b)[^\W\d_]")
+"""A question asking which thing ("Which dataset has ...", "Of the models tested, which one
+gives ..."), not for a value ("What's the most interest I can count?", "What is the maximum data
+rate ...?")."""
 
 
 def superlative(asked: str, which: bool = False) -> tuple[str, bool, set[str]] | None:

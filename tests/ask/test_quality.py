@@ -1803,3 +1803,5 @@ def test_a_retrieved_page_gets_the_whole_table_its_superlative_names():
     assert with_extreme_table(span, page, "Which dataset has the most papers?") is span
     # a question for a value, not for which row ("What's the most interest I can count?")
     assert with_extreme_table(span, page, "What's the longest summary a dataset may have?") is span
+    # which thing, asked after a phrase that sets the scope
+    assert len(with_extreme_table(span, page, "Of the datasets in the survey, which has the longest summaries?")) == 5

@@ -289,3 +289,10 @@ def superlative(asked: str, which: bool = False) -> tuple[str, bool, set[str]] |
 def alike(a: str, b: str) -> bool:
     """Two stems of one word as :func:`stem` may leave them ("summar" for "summaries", "summary")."""
     return a == b or (min(len(a), len(b)) >= 5 and a[:5] == b[:5])
+
+
+def names_column(header: str, words: set[str]) -> int:
+    """How many of the stems ``words`` name a word of a column's ``header`` (:func:`alike`):
+    the superlative's "summaries" names "|summary| (words)"."""
+    hs = stems(header)
+    return sum(any(alike(h, w) for h in hs) for w in words)

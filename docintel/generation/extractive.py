@@ -42,7 +42,7 @@ from docintel.text import stem as _stem
 from docintel.text import held as _held
 from docintel.text import NUMBER, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
-from docintel.text import alike, folded, superlative
+from docintel.text import folded, names_column, superlative
 
 MIN_COVERAGE = 0.5
 """Share of the question's keyword weight the best sentence must hold to count as an answer
@@ -637,9 +637,8 @@ def _extreme_rows(rows: list[PassageLine], asked: str, weights: dict[str, float]
     for header, vals in columns.items():
         if len(vals) < max(2, 0.6 * len(rows)):
             continue
-        hs = _stems(header)
-        named = sum(any(alike(h, w) for h in hs) for w in what)
-        score = 2.0 * named + sum(any(alike(h, w) for h in hs) for w in asked_stems)
+        named = names_column(header, what)
+        score = 2.0 * named + names_column(header, asked_stems)
         if score > best_score and (named or not strict):
             best, best_score = header, score
     # "the maximum data rate of 802.11ax": the superlative names the column ("Maximum Data

@@ -20,7 +20,7 @@ from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
 from docintel.store.values import as_float
 from docintel.text import split_sentences as _split_sentences
-from docintel.text import alike, bracket_ranges, held, money_amounts, normalise_number, row_text, stem, stems, superlative
+from docintel.text import bracket_ranges, held, money_amounts, names_column, normalise_number, row_text, stem, stems, superlative
 
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
 
@@ -201,10 +201,10 @@ def extreme_tables(page: pd.DataFrame, asked: str) -> list[str]:
         if not isinstance(key, str) or not isinstance(raw, str) or key in out:
             continue
         try:
-            columns = [stems(str(c.get("header") or "")) for c in json.loads(raw)][1:]  # the first names the rows
+            columns = [str(c.get("header") or "") for c in json.loads(raw)][1:]  # the first names the rows
         except (ValueError, TypeError, AttributeError):
             continue
-        if any(stem(word) not in c and any(alike(a, w) for a in c for w in what) for c in columns):
+        if any(stem(word) not in stems(c) and names_column(c, what) for c in columns):
             out.append(key)
     return out
 

@@ -275,6 +275,22 @@ def _next_item(a: _Sentence, b: _Sentence) -> bool:
             and b.line_nums[0] == a.line_nums[-1] + 1)
 
 
+RUN_IN_WORDS = 8
+"""Longest first sentence of a list item that is the item's title ("Filter the Data.") when
+more sentences follow in the item."""
+
+
+def _titled(item: list[_Sentence]) -> bool:
+    """Whether a list item's first sentence is short enough to be its title."""
+    return len(_unbullet(item[0].text).split()) <= RUN_IN_WORDS
+
+
+def _run_in(item: list[_Sentence]) -> bool:
+    """Whether a list item opens with a title of its own (a short first sentence, the item's
+    body after it): "\uf0a7 Seek Assistance from Others. Occasionally, the team will ..."."""
+    return len(item) > 1 and BULLET.match(item[0].text) is not None and _titled(item)
+
+
 def _items_quote(items: list[_Sentence]) -> str:
     """Consecutive list items as one quote: "Name; Role; Email address" (page 58, lines 17-20)."""
     text = ""
@@ -476,7 +492,7 @@ def _quoted(head: str, sents: list[_Sentence], tail: str = "") -> tuple[str, str
     """(``head``: every sentence in quotes, then ``tail``; the same with only the sentences that
     answer, not those quoted as their paragraph's context)."""
     def text(keep: list[_Sentence]) -> str:
-        return f"{head}: " + " ".join(f'"{s.text}"' for s in keep) + tail
+        return f"{head}: " + " ".join(f'"{_unbullet(s.text)}"' for s in keep) + tail
 
     return text(sents), text([s for s in sents if not s.context])
 
@@ -669,6 +685,17 @@ POINTER_LOOKAHEAD = 3
 
 MAX_LIST_ITEMS = 15
 """Items of a list after "include:" quoted with it."""
+
+_LONE_NUMBER = re.compile(r"^\W*\d{1,3}\W*$")
+"""A sentence that is only a number: a footnote's mark or a page number between two list items."""
+
+MIN_SERIES = 3
+"""Bulleted items after a sentence ending in a colon for the list to be scored by what its items
+hold (a list after "include:" is, whatever its length)."""
+
+MAX_LIST_SCAN = 60
+"""Sentences read after a list's introduction to find its items (items opened by a title run
+over several sentences each)."""
 
 _LIST_BELOW = re.compile(r"(?i)\b(?:lists?|items|elements|examples|steps|questions|factors)\s+(?:below|that\s+follow)\b"
                          r"|\b(?:listed|enumerated|given|shown)\s+below\b|\bas\s+follows\b")
@@ -1270,28 +1297,53 @@ class ExtractiveGenerator:
         return out
 
     @staticmethod
-    def _listed(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence] | None:
-        """The list ``s`` introduces: what follows "include:" up to the list's end, or the list
-        a sentence announces further down ("The lists below provide ...", headings between them
-        allowed); None when ``s`` introduces none (an announcement no list follows included)."""
+    def _list_items(s: _Sentence, sents: list[_Sentence]) -> list[list[_Sentence]] | None:
+        """The items of the list ``s`` introduces, each with all its sentences: what follows
+        "include:" up to the list's end, or the list a sentence announces further down ("The
+        lists below provide ...", headings between them allowed); None when ``s`` introduces none
+        (an announcement no list follows included). An item runs from its bullet over the
+        sentences of its paragraph: SP 800-61's recommendations for incident analysis are items
+        of several sentences each, opened by a title ("\uf0a7 Profile Networks and Systems.
+        Profiling is measuring ...")."""
         colon = s.text.rstrip().endswith(":")
         if not colon and _LIST_BELOW.search(s.text) is None:
             return None
-        out: list[_Sentence] = []
+        items: list[list[_Sentence]] = []
         listed = False
         prev = s
-        for k, t in enumerate(_after(s, sents)[:MAX_LIST_ITEMS]):
+        for k, t in enumerate(_after(s, sents)[:MAX_LIST_SCAN]):
+            if listed and _LONE_NUMBER.match(t.text):
+                continue  # a footnote's mark or a page number between two items
             item = BULLET.match(t.text) is not None
-            # a second sentence of an item starts on the line its first one ends on
-            same_item = t.passage is prev.passage and t.line_nums[0] == prev.line_nums[-1]
+            # a second sentence of an item starts on the line its first one ends on; an item
+            # opened by a title goes on over its paragraph
+            same_item = bool(items) and not item and t.passage is prev.passage and (
+                t.line_nums[0] == prev.line_nums[-1] or (listed and _titled(items[-1]) and 0 <= t.para == items[-1][0].para))
             if t.injected or (listed and not item and not same_item) or (not listed and k >= 8):
                 break  # the list ended: the next paragraph is not part of it
-            listed = listed or item
-            prev = t
-            out.append(t)
-            if len(t.text.split()) > 40:
+            if not same_item and len(items) >= MAX_LIST_ITEMS:
                 break
-        return out if colon or listed else None
+            listed = listed or item
+            if same_item:
+                items[-1].append(t)
+            else:
+                items.append([t])
+            prev = t
+            if len(t.text.split()) > 40 and not (listed and _run_in(items[-1])):
+                break
+        if not (colon or listed):
+            return None
+        return items
+
+    @classmethod
+    def _listed(cls, s: _Sentence, sents: list[_Sentence]) -> list[_Sentence] | None:
+        """The sentences of the list ``s`` introduces to quote with it (:meth:`_list_items`): an
+        item whole, or an item opened by a title only by its title ("Profile Networks and
+        Systems.", "Perform Event Correlation.", ...: the list at a glance)."""
+        items = cls._list_items(s, sents)
+        if items is None:
+            return None
+        return [t for i in items for t in (i[:1] if _run_in(i) else i)]
 
     @staticmethod
     def _with_paragraphs(chosen: list[_Sentence], sents: list[_Sentence], best: _Sentence) -> list[_Sentence]:
@@ -1447,11 +1499,16 @@ class ExtractiveGenerator:
         for s in sents:
             self._score(s, weights, request)
         # what a thing includes ("... MAY include, but is not limited to:") scores by what the
-        # items of its list hold (not any list: "time can be measured in several ways:")
-        for s in [s for s in sents if re.search(r"(?i)\binclud\w*\b[^:]*:\s*$", s.text)]:
-            listed = self._continuations([s], sents, weights)
-            if len(listed) > 1:
-                s.score = max(s.score, _held(set().union(*(_stems(t.text) for t in listed)), weights))
+        # items of its list hold (not any list: "time can be measured in several ways:"); a list
+        # of MIN_SERIES bulleted items or more is weighed as a whole beside the sentences (below)
+        series: list[tuple[float, _Sentence]] = []
+        for s in [s for s in sents if s.text.rstrip().endswith(":")]:
+            items = self._list_items(s, sents) or []
+            held = _held(set().union(*(_stems(t.text) for t in [s, *(t for i in items for t in i)])), weights)
+            if items and re.search(r"(?i)\binclud\w*\b[^:]*:\s*$", s.text):
+                s.score = max(s.score, held)
+            elif sum(1 for i in items if BULLET.match(i[0].text)) >= MIN_SERIES:
+                series.append((held, s))
         usable = [s for s in sents if _quotable(s)] or [s for s in sents if not s.injected]
         order = {id(s): k for k, s in enumerate(sents)}
         # a sentence about the target itself ("This appendix provides an overview of ...") only
@@ -1471,6 +1528,12 @@ class ExtractiveGenerator:
                 top = [title, *top]
         if top and title is None and top[0].score > 0:
             top = self._with_paragraphs(self._continuations(top, sents, weights, request.parsed.focus), sents, top[0])
+            # a list that holds more of the question than any one sentence does is quoted too, by
+            # its items' titles ("When considering outsourcing, organizations should keep these
+            # issues in mind: Current and Future Quality of Work. Division of Responsibilities. ...")
+            best_list = max(series, key=lambda hs: (hs[0], -order[id(hs[1])]), default=None)
+            if best_list is not None and best_list[0] > top[0].score and all(best_list[1] is not t for t in top):
+                top += [best_list[1], *(t for t in self._listed(best_list[1], sents) or [] if all(t is not u for u in top))]
         top += self._by_meaning(usable, top, request) if top and top[0].score > 0 else []
         top.sort(key=lambda s: order[id(s)])
         p0 = group[0]

@@ -285,6 +285,12 @@ def _titled(item: list[_Sentence]) -> bool:
     return len(_unbullet(item[0].text).split()) <= RUN_IN_WORDS
 
 
+def _glyph(text: str) -> str:
+    """The kind of a list item's mark ("\uf0a7", "–", "1.", "(a)"), its number or letter aside."""
+    m = BULLET.match(text)
+    return re.sub(r"[a-z]", "a", re.sub(r"\d+", "1", m.group(0).strip())) if m else ""
+
+
 def _run_in(item: list[_Sentence]) -> bool:
     """Whether a list item opens with a title of its own (a short first sentence, the item's
     body after it): "\uf0a7 Seek Assistance from Others. Occasionally, the team will ..."."""
@@ -1297,31 +1303,34 @@ class ExtractiveGenerator:
         return out
 
     @staticmethod
-    def _list_items(s: _Sentence, sents: list[_Sentence]) -> list[list[_Sentence]] | None:
-        """The items of the list ``s`` introduces, each with all its sentences: what follows
+    def _list_items(s: _Sentence, sents: list[_Sentence], titles: bool = False) -> list[list[_Sentence]] | None:
+        """The items of the list ``s`` introduces, each with its sentences: what follows
         "include:" up to the list's end, or the list a sentence announces further down ("The
         lists below provide ...", headings between them allowed); None when ``s`` introduces none
-        (an announcement no list follows included). An item runs from its bullet over the
-        sentences of its paragraph: SP 800-61's recommendations for incident analysis are items
-        of several sentences each, opened by a title ("\uf0a7 Profile Networks and Systems.
-        Profiling is measuring ...")."""
+        (an announcement no list follows included). A second sentence of an item starts on the
+        line its first one ends on, and a long sentence ends the list.
+
+        ``titles``: read the list as items opened by a title, each running over its paragraph
+        and the items nested in it, past a footnote's mark between two items (SP 800-61's
+        recommendations for incident analysis: "\uf0a7 Profile Networks and Systems. Profiling
+        is measuring ...", ten items of several sentences each)."""
         colon = s.text.rstrip().endswith(":")
         if not colon and _LIST_BELOW.search(s.text) is None:
             return None
         items: list[list[_Sentence]] = []
         listed = False
         prev = s
-        for k, t in enumerate(_after(s, sents)[:MAX_LIST_SCAN]):
-            if listed and _LONE_NUMBER.match(t.text):
-                continue  # a footnote's mark or a page number between two items
+        for k, t in enumerate(_after(s, sents)[:MAX_LIST_SCAN if titles else MAX_LIST_ITEMS]):
+            if titles and listed and _LONE_NUMBER.match(t.text):
+                continue
             item = BULLET.match(t.text) is not None
-            # a second sentence of an item starts on the line its first one ends on; an item
-            # opened by a title goes on over its paragraph
-            same_item = bool(items) and not item and t.passage is prev.passage and (
-                t.line_nums[0] == prev.line_nums[-1] or (listed and _titled(items[-1]) and 0 <= t.para == items[-1][0].para))
+            titled = titles and listed and _titled(items[-1])
+            nested = item and titled and _glyph(t.text) != _glyph(items[0][0].text)
+            same_item = bool(items) and (not item or nested) and t.passage is prev.passage and (
+                t.line_nums[0] == prev.line_nums[-1] or nested or (titled and 0 <= t.para == items[-1][0].para))
             if t.injected or (listed and not item and not same_item) or (not listed and k >= 8):
                 break  # the list ended: the next paragraph is not part of it
-            if not same_item and len(items) >= MAX_LIST_ITEMS:
+            if titles and not same_item and len(items) >= MAX_LIST_ITEMS:
                 break
             listed = listed or item
             if same_item:
@@ -1329,21 +1338,15 @@ class ExtractiveGenerator:
             else:
                 items.append([t])
             prev = t
-            if len(t.text.split()) > 40 and not (listed and _run_in(items[-1])):
+            if len(t.text.split()) > 40 and not (titled and _run_in(items[-1])):
                 break
-        if not (colon or listed):
-            return None
-        return items
+        return items if colon or listed else None
 
     @classmethod
     def _listed(cls, s: _Sentence, sents: list[_Sentence]) -> list[_Sentence] | None:
-        """The sentences of the list ``s`` introduces to quote with it (:meth:`_list_items`): an
-        item whole, or an item opened by a title only by its title ("Profile Networks and
-        Systems.", "Perform Event Correlation.", ...: the list at a glance)."""
+        """The sentences of the list ``s`` introduces (:meth:`_list_items`), to quote with it."""
         items = cls._list_items(s, sents)
-        if items is None:
-            return None
-        return [t for i in items for t in (i[:1] if _run_in(i) else i)]
+        return None if items is None else [t for i in items for t in i]
 
     @staticmethod
     def _with_paragraphs(chosen: list[_Sentence], sents: list[_Sentence], best: _Sentence) -> list[_Sentence]:
@@ -1499,16 +1502,18 @@ class ExtractiveGenerator:
         for s in sents:
             self._score(s, weights, request)
         # what a thing includes ("... MAY include, but is not limited to:") scores by what the
-        # items of its list hold (not any list: "time can be measured in several ways:"); a list
-        # of MIN_SERIES bulleted items or more is weighed as a whole beside the sentences (below)
-        series: list[tuple[float, _Sentence]] = []
+        # items of its list that are quoted hold (not any list: "time can be measured in several
+        # ways:"); a list of MIN_SERIES bulleted items or more is weighed as a whole (below)
+        series: list[tuple[float, _Sentence, list[list[_Sentence]]]] = []
         for s in [s for s in sents if s.text.rstrip().endswith(":")]:
             items = self._list_items(s, sents) or []
-            held = _held(set().union(*(_stems(t.text) for t in [s, *(t for i in items for t in i)])), weights)
             if items and re.search(r"(?i)\binclud\w*\b[^:]*:\s*$", s.text):
-                s.score = max(s.score, held)
-            elif sum(1 for i in items if BULLET.match(i[0].text)) >= MIN_SERIES:
-                series.append((held, s))
+                s.score = max(s.score, _held(set().union(*(_stems(t.text) for t in [s, *(t for i in items for t in i)])), weights))
+                continue
+            items = self._list_items(s, sents, titles=True) or []
+            if sum(1 for i in items if BULLET.match(i[0].text)) >= MIN_SERIES:  # by all its items say
+                whole = [s, *(t for i in items for t in i)]
+                series.append((_held(set().union(*(_stems(t.text) for t in whole)), weights), s, items))
         usable = [s for s in sents if _quotable(s)] or [s for s in sents if not s.injected]
         order = {id(s): k for k, s in enumerate(sents)}
         # a sentence about the target itself ("This appendix provides an overview of ...") only
@@ -1528,12 +1533,14 @@ class ExtractiveGenerator:
                 top = [title, *top]
         if top and title is None and top[0].score > 0:
             top = self._with_paragraphs(self._continuations(top, sents, weights, request.parsed.focus), sents, top[0])
-            # a list that holds more of the question than any one sentence does is quoted too, by
-            # its items' titles ("When considering outsourcing, organizations should keep these
-            # issues in mind: Current and Future Quality of Work. Division of Responsibilities. ...")
+            # a list that holds more of the question than any one sentence does is quoted too,
+            # by its items' titles ("The following are recommendations for making incident
+            # analysis easier and more effective: Profile Networks and Systems. ... Filter the
+            # Data. Seek Assistance from Others.")
             best_list = max(series, key=lambda hs: (hs[0], -order[id(hs[1])]), default=None)
             if best_list is not None and best_list[0] > top[0].score and all(best_list[1] is not t for t in top):
-                top += [best_list[1], *(t for t in self._listed(best_list[1], sents) or [] if all(t is not u for u in top))]
+                _, intro, items = best_list
+                top += [intro, *(t for i in items for t in (i[:1] if _run_in(i) else i) if all(t is not u for u in top))]
         top += self._by_meaning(usable, top, request) if top and top[0].score > 0 else []
         top.sort(key=lambda s: order[id(s)])
         p0 = group[0]

@@ -1502,18 +1502,20 @@ class ExtractiveGenerator:
         for s in sents:
             self._score(s, weights, request)
         # what a thing includes ("... MAY include, but is not limited to:") scores by what the
-        # items of its list that are quoted hold (not any list: "time can be measured in several
-        # ways:"); a list of MIN_SERIES bulleted items or more is weighed as a whole (below)
+        # items of its list hold (not any list: "time can be measured in several ways:"); any
+        # other list of MIN_SERIES bulleted items or more is weighed as a whole (below)
+        def holds(intro: _Sentence, items: list[list[_Sentence]]) -> float:
+            return _held(set().union(*(_stems(t.text) for t in [intro, *(t for i in items for t in i)])), weights)
+
         series: list[tuple[float, _Sentence, list[list[_Sentence]]]] = []
         for s in [s for s in sents if s.text.rstrip().endswith(":")]:
             items = self._list_items(s, sents) or []
             if items and re.search(r"(?i)\binclud\w*\b[^:]*:\s*$", s.text):
-                s.score = max(s.score, _held(set().union(*(_stems(t.text) for t in [s, *(t for i in items for t in i)])), weights))
+                s.score = max(s.score, holds(s, items))
                 continue
             items = self._list_items(s, sents, titles=True) or []
-            if sum(1 for i in items if BULLET.match(i[0].text)) >= MIN_SERIES:  # by all its items say
-                whole = [s, *(t for i in items for t in i)]
-                series.append((_held(set().union(*(_stems(t.text) for t in whole)), weights), s, items))
+            if sum(1 for i in items if BULLET.match(i[0].text)) >= MIN_SERIES:
+                series.append((holds(s, items), s, items))
         usable = [s for s in sents if _quotable(s)] or [s for s in sents if not s.injected]
         order = {id(s): k for k, s in enumerate(sents)}
         # a sentence about the target itself ("This appendix provides an overview of ...") only

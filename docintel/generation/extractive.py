@@ -1319,19 +1319,22 @@ class ExtractiveGenerator:
             return None
         items: list[list[_Sentence]] = []
         listed = False
+        mark = ""  # the first item's kind of bullet: another kind is an item nested in it
         prev = s
         for k, t in enumerate(_after(s, sents)[:MAX_LIST_SCAN if titles else MAX_LIST_ITEMS]):
             if titles and listed and _LONE_NUMBER.match(t.text):
                 continue
             item = BULLET.match(t.text) is not None
             titled = titles and listed and _titled(items[-1])
-            nested = item and titled and _glyph(t.text) != _glyph(items[0][0].text)
+            nested = item and titled and _glyph(t.text) != mark
             same_item = bool(items) and (not item or nested) and t.passage is prev.passage and (
                 t.line_nums[0] == prev.line_nums[-1] or nested or (titled and 0 <= t.para == items[-1][0].para))
             if t.injected or (listed and not item and not same_item) or (not listed and k >= 8):
                 break  # the list ended: the next paragraph is not part of it
             if titles and not same_item and len(items) >= MAX_LIST_ITEMS:
                 break
+            if item and not listed:
+                mark = _glyph(t.text)
             listed = listed or item
             if same_item:
                 items[-1].append(t)
@@ -1509,9 +1512,10 @@ class ExtractiveGenerator:
 
         series: list[tuple[float, _Sentence, list[list[_Sentence]]]] = []
         for s in [s for s in sents if s.text.rstrip().endswith(":")]:
-            items = self._list_items(s, sents) or []
-            if items and re.search(r"(?i)\binclud\w*\b[^:]*:\s*$", s.text):
-                s.score = max(s.score, holds(s, items))
+            if re.search(r"(?i)\binclud\w*\b[^:]*:\s*$", s.text):
+                items = self._list_items(s, sents) or []
+                if items:
+                    s.score = max(s.score, holds(s, items))
                 continue
             items = self._list_items(s, sents, titles=True) or []
             if sum(1 for i in items if BULLET.match(i[0].text)) >= MIN_SERIES:

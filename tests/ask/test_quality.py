@@ -673,6 +673,22 @@ def test_a_list_of_titled_items_is_quoted_by_its_titles():
     assert "\uf0a7" not in out.answer
 
 
+def test_titled_items_after_a_heading_are_items_of_their_own():
+    """A list may open with a heading under its introduction ("Recommendations"): the items
+    after it are the list's items, one per title (the heading is no bullet that the others are
+    nested in), read past a footnote's mark."""
+    from docintel.generation.extractive import _read
+
+    lines = [ANALYSIS_RECOMMENDATIONS[0], ANALYSIS_RECOMMENDATIONS[1], ["Recommendations"],
+             *ANALYSIS_RECOMMENDATIONS[2:]]
+    sents = _read([_laid_out(lines)])
+    intro = next(s for s in sents if s.text.rstrip().endswith(":"))
+    items = ExtractiveGenerator._list_items(intro, sents, titles=True)
+    assert [i[0].text for i in items] == [
+        "Recommendations", "\uf0a7 Profile Networks and Systems.", "\uf0a7 Perform Event Correlation.",
+        "\uf0a7 Filter the Data.", "\uf0a7 Seek Assistance from Others."]
+
+
 def test_an_answer_nearly_as_good_as_the_best_is_quoted_fourth():
     """SP 800-64 page 5: sentences about choosing an SDLC model repeat the question's words; the
     one saying which model the guide builds security into is the fourth best, and as good as an

@@ -84,6 +84,8 @@ LONE_BULLET = re.compile(rf"^\s*[{_BULLET_GLYPHS}]\s*$")
 CAPTION_LINE = re.compile(r"^(?:Figure|Fig\.|Table|Exhibit)\s+[A-Z]?\d[\w.\-]*[.:]\s+\S")
 """A caption set on its own line ("Figure 2-2. IEEE 802.11 Infrastructure Mode"): a heading, not
 the start of the sentence below it."""
+REFERENCE_ENTRY = re.compile(r"^\s*\[(\d{1,3})\]\s+(?=\S)")
+"""A line that opens an entry of a numbered reference list: "[11] Kaiming He, Xiangyu Zhang, ..."."""
 HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
 
 

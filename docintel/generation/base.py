@@ -9,7 +9,8 @@ Note for the author of ``openai_gen.py`` (H5):
   already maps ``"openai"`` to ``"docintel.generation.openai_gen:create"`` and imports it lazily.
   ``settings`` is the whole ``docintel.settings.Settings`` (use ``settings.llm`` and
   ``settings.store / "cache"`` for the response cache). ``deps`` may carry
-  ``find_pointers`` (see :data:`PointerFinder`); ignore what you do not use (accept ``**deps``).
+  ``find_pointers`` (see :data:`PointerFinder`) and ``find_citations`` (:data:`CitationFinder`);
+  ignore what you do not use (accept ``**deps``).
 - Each ``Passage`` has a ``passage_id`` ("P1" primary, "R1" pulled in by a reference); let the
   model cite passage ids (+ optional line spans) and build ``Citation`` objects with
   ``passage.citation(line_start, line_end)`` so provenance fields (retrieved_via,
@@ -51,6 +52,11 @@ PointerFinder = Callable[[str], list[PendingReference]]
 
 Provided by the orchestrator from ``docintel.references`` (bricks do not import each other)."""
 
+CitationFinder = Callable[[str], list[tuple[PendingReference, int]]]
+"""Finds the numbered citations in a text ("... layer normalization [1]"): each as a pointer of
+type ``citation`` and the offset of its bracket. Provided by the orchestrator, like
+:data:`PointerFinder`."""
+
 
 @runtime_checkable
 class Generator(Protocol):
@@ -64,4 +70,4 @@ class Generator(Protocol):
 
 
 GeneratorFactory = Callable[..., Generator]
-"""``factory(settings, **deps) -> Generator``; deps: ``find_pointers``."""
+"""``factory(settings, **deps) -> Generator``; deps: ``find_pointers``, ``find_citations``."""

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from docintel.generation.base import PointerFinder
+from docintel.generation.base import CitationFinder, PointerFinder
 from docintel.schemas.answers import (
     Citation,
     Completeness,
@@ -37,7 +37,7 @@ from docintel.schemas.generation import (
 )
 from docintel.questions.parse import names_in, part_of, unknown_names
 from docintel.schemas.questions import AnswerShape, ParsedQuestion
-from docintel.text import BULLET, NUMBERED_HEADING, row_text, split_sentences
+from docintel.text import BULLET, NUMBERED_HEADING, REFERENCE_ENTRY, join_lines, row_text, split_sentences
 from docintel.text import stem as _stem
 from docintel.text import held as _held
 from docintel.text import NUMBER, bracket_group, bracket_ranges, money_amounts, normalise_number
@@ -830,9 +830,11 @@ class ExtractiveGenerator:
 
     name = "extractive"
 
-    def __init__(self, find_pointers: PointerFinder | None = None, similar: Similarity | None = None):
+    def __init__(self, find_pointers: PointerFinder | None = None, similar: Similarity | None = None,
+                 find_citations: CitationFinder | None = None):
         self.find_pointers = find_pointers
         self.similar = similar
+        self.find_citations = find_citations
 
     # -- scoring ---------------------------------------------------------------------------
 
@@ -1050,7 +1052,8 @@ class ExtractiveGenerator:
                     conditions.append(c)
             if any(s is t for t in way):
                 continue  # the loop chose which of its pointers to follow: the others are no lead
-            for ref in self.find_pointers(s.text) if self.find_pointers else []:
+            cited = self._cited(s, weights) if request.parsed.source else []
+            for ref in (self.find_pointers(s.text) if self.find_pointers else []) + cited:
                 at = s.cont if s.cont is not None and ref.raw_text.lower() in s.cont.text.lower() else s
                 line = _origin_line(at.passage, at, ref.raw_text)
                 ref = ref.model_copy(update={"doc_id": at.passage.doc_id, "origin": Origin(page=at.passage.page, line=line)})
@@ -1074,6 +1077,13 @@ class ExtractiveGenerator:
             groups.setdefault(key, []).append(p)
         for group in groups.values():
             p = self._best_page(group, request, weights) if len(group) > 1 else group[0]
+            if p.ref_type == RefType.citation:  # the work a sentence cites: its entry, whole
+                text, cited = self._entry_text(p)
+                if text:
+                    proof[len(parts)] = text
+                    parts.append(text)
+                    citations.append(p.citation(cited[0], cited[-1]))
+                continue
             if _is_tabular(p) or len(group) == 1 and not _sentences(p):
                 text, cited, answers = self._reference_text(p, request, weights)
                 if text:
@@ -1398,6 +1408,31 @@ class ExtractiveGenerator:
         return (f"Note: text on page {', '.join(pages)} addresses an AI system with instructions; "
                 "it was treated as document data and not followed.")
 
+    def _cited(self, s: _Sentence, weights: dict[str, float]) -> list[PendingReference]:
+        """The citations of ``s`` that give the source of what is asked: those closing the words
+        that hold most of the question ("a residual connection [11] ..., followed by layer
+        normalization [1]": [1] for layer normalization); all of them when no words do."""
+        found = self.find_citations(s.text) if self.find_citations else []
+        if not found:
+            return []
+        holds: dict[int, float] = {}
+        since = 0
+        for at in sorted({at for _, at in found}):
+            holds[at] = _held(_stems(s.text[since:at]), weights)
+            since = s.text.find("]", at) + 1
+        top = max(holds.values())
+        return [r for r, at in found if holds[at] == top or top == 0]
+
+    @staticmethod
+    def _entry_text(p: Passage) -> tuple[str, list[int]]:
+        """A followed citation's reference-list entry, quoted whole: which work it is."""
+        text, _ = join_lines([(ln.line_num, ln.text) for ln in p.lines])
+        entry = REFERENCE_ENTRY.sub("", " ".join(text.split()), count=1).strip()
+        nums = [ln.line_num for ln in p.lines]
+        if not entry:
+            return "", nums
+        return f'{p.reference_text} (page {p.page_label}): "{entry}"', nums
+
     @staticmethod
     def _conditions(s: _Sentence, sents: list[_Sentence]) -> list[str]:
         out = []
@@ -1627,4 +1662,5 @@ def create(settings=None, **deps) -> ExtractiveGenerator:
 
     meaning = (settings is None or settings.ask.meaning) and embedding.available()
     return ExtractiveGenerator(find_pointers=deps.get("find_pointers"),
-                               similar=embedding.similarities if meaning else None)
+                               similar=embedding.similarities if meaning else None,
+                               find_citations=deps.get("find_citations"))

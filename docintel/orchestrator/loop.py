@@ -101,7 +101,7 @@ def answer(question: str, settings: Settings) -> AskResult:
     from docintel.generation import LLM_GENERATORS, create_generator
     from docintel.questions import parse_question
     from docintel.questions.parse import unknown_names
-    from docintel.references import Resolver, find_pointers
+    from docintel.references import Resolver, find_citations, find_pointers
     from docintel.retrieval import candidate_passages, fetch_target, retrieve
     from docintel.store.store import Store, check_store_path
 
@@ -121,7 +121,7 @@ def answer(question: str, settings: Settings) -> AskResult:
                      "model": settings.llm.model if ask.generator in LLM_GENERATORS else None},
         "passes": [],
     }
-    generator = create_generator(ask.generator, settings, find_pointers=find_pointers)
+    generator = create_generator(ask.generator, settings, find_pointers=find_pointers, find_citations=find_citations)
     resolver = Resolver(store, llm_guess=_llm_guess(generator) if ask.generator in LLM_GENERATORS else None)
     trace["setup_ms"] = clock.lap()
 

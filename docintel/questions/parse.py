@@ -148,7 +148,8 @@ def part_of(parsed: ParsedQuestion, i: int) -> ParsedQuestion:
         "asked": ask,
         "asks": [ask],
         "shape": answer_shape(ask),
-        "focus": focus_word(ask),
+        "focus": _asked_focus(ask),
+        "source": asks_source(ask),
     })
 
 
@@ -198,6 +199,38 @@ def focus_word(text: str) -> str | None:
     if m:
         return m.group(1).lower()
     return None
+
+
+_SOURCE = re.compile(
+    r"(?i)\b(?:which|what|whose)\s+(?:[\w\-]+\s+){0,2}?(?:papers?|articles?|publications?|studies|study"
+    r"|references?|sources?|citations?|(?:prior|previous|earlier|related|original)\s+works?)\b"
+    r"|\bwho\s+(?:first\s+|originally\s+)?(?:proposed|introduced|invented|developed|devised|described|created)\b"
+    r"|\b(?:cites?|cited|citing)\b"
+    r"|\b(?:taken|borrowed|adopted|adapted|derived)\s+from\b"
+    r"|\bwhere\s+(?:does|do|did)\b.{1,80}?\bcome\s+from\b"
+    r"|\b(?:first|originally)\s+(?:proposed|introduced|described)\b"
+)
+"""An ask for where something comes from: "Which paper is the layer normalization taken from?",
+"Who proposed label smoothing?", "What work does the model build on?"."""
+
+_SOURCE_WORDS = frozenset(
+    "paper papers work works article articles publication publications study studies reference references "
+    "source sources citation citations cite cites cited citing proposed introduced invented developed devised "
+    "created originally first taken borrowed adopted adapted derived come comes came describes introduces proposes".split()
+)
+"""Words of a source question that say what kind of answer it wants (a citation), not its topic."""
+
+
+def asks_source(asked: str) -> bool:
+    """True when ``asked`` asks where something comes from (see :data:`_SOURCE`)."""
+    return bool(_SOURCE.search(asked))
+
+
+def _asked_focus(asked: str) -> str | None:
+    """The focus word of an ask, none for a source question's own ("Which paper ...?" asks for
+    a citation, not for the word "paper")."""
+    focus = focus_word(asked)
+    return None if focus in _SOURCE_WORDS and asks_source(asked) else focus
 
 
 def parse_question(text: str, find_pointers: PointerFinder | None = None) -> ParsedQuestion:
@@ -252,6 +285,16 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
             hints.extend(w for w in tokens(name) if w not in hints)
     pointers = [p for p in pointers if p.ref_type.value != "external"]
     premise, asked = split_premise(text)
+    source = asks_source(asked)
+    asks = split_asks(asked)
+    if source:  # "Which paper is X taken from?": the topic is X
+        keywords = [k for k in keywords if k not in _SOURCE_WORDS] or keywords
+        terms = [t for t in terms if not any(w in _SOURCE_WORDS for w in t.split())]
+        # "Which optimizer was used, and which paper describes it?": a source ask with no topic
+        # of its own asks for the source of the other ask's answer; the two are one question
+        if any(asks_source(a) and not [t for t in tokens(a) if t not in STOP_WORDS and t not in _SOURCE_WORDS]
+               for a in asks):
+            asks = [asked]
     return ParsedQuestion(
         text=text,
         keywords=keywords,
@@ -259,9 +302,10 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
         numbers=numbers,
         pointers=pointers,
         shape=answer_shape(text),
-        focus=focus_word(asked),
+        focus=_asked_focus(asked),
         doc_hints=hints,
         premise=premise,
         asked=asked,
-        asks=split_asks(asked),
+        source=source,
+        asks=asks,
     )

@@ -377,5 +377,34 @@ def find_pointers(text: str) -> list[PendingReference]:
     return [m.ref for m in find_mentions(text) if m.triggered or m.ref.ref_type == RefType.external]
 
 
+_CITATION = re.compile(r"(?<![\w\[(])\[(?P<ids>\d{1,3}(?:\s*[,;\u2013\-]\s*\d{1,3}){0,11})\](?![\w(\[])")
+"""A numbered citation: "[11]", "[35, 2, 5]", "[5-7]"; not an index ("x[1]") or a pair ("[0, 1]")."""
+MAX_CITED_RANGE = 10
+"""A range "[n-m]" longer than this is an interval of values, not citations."""
+
+
+def find_citations(text: str) -> list[tuple[PendingReference, int]]:
+    """The numbered citations in ``text`` ("... layer normalization [1]"), one per number, each
+    with the offset of its bracket. A citation points at an entry of the document's reference
+    list; unlike the pointers of :func:`find_pointers` it is soft: a reader follows it only to
+    learn where something comes from (the generator asks for it when the question asks for a
+    source)."""
+    found: list[tuple[PendingReference, int]] = []
+    for m in _CITATION.finditer(text):
+        ids: list[int] = []
+        for part in re.split(r"\s*[,;]\s*", m.group("ids")):
+            lo, _, hi = re.sub(r"\s", "", part).replace("\u2013", "-").partition("-")
+            a, b = int(lo), int(hi or lo)
+            if b < a or b - a > MAX_CITED_RANGE:
+                ids = []
+                break
+            ids.extend(range(a, b + 1))
+        if not ids or 0 in ids:
+            continue  # "[0, 1]", "[1-100]": values, not citations
+        for n in dict.fromkeys(ids):
+            found.append((PendingReference(raw_text=f"[{n}]", ref_type=RefType.citation, ref_target=str(n)), m.start()))
+    return found
+
+
 def is_external(ref: PendingReference) -> bool:
     return ref.ref_type == RefType.external

@@ -27,6 +27,7 @@ from docintel.schemas.references import TargetRegion
 from docintel.store.store import Store
 from docintel.store.values import as_float as _num
 from docintel.store.values import as_int as _int
+from docintel.text import REFERENCE_ENTRY
 
 LLMGuess = Callable[[str, list[str], str], "tuple[int | None, int, int, int]"]
 """(pointer text, candidate labels, context) -> (chosen index or None, llm_calls, prompt tokens,
@@ -35,6 +36,8 @@ completion tokens). Supplied by the orchestrator only when an LLM generator is c
 _SECTION_LIKE = (RefType.section, RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit, RefType.clause)
 _OBJECT_LIKE = (RefType.table, RefType.figure, RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit,
                 RefType.equation)
+MIN_LIST_ENTRIES = 3
+"""Entries ("[n] ...") a page must open to be read as a page of a reference list."""
 _RELATIVE_TARGETS = ("previous", "next", "here")
 """Targets of a part named by where it sits from the mention ("the chart below": next)."""
 
@@ -102,6 +105,7 @@ class Resolver:
         rungs: list[tuple[str, Callable[[PendingReference, str], Resolution | None]]] = [
             ("toc_df", self._toc),
             ("object_registry", self._objects),
+            ("reference_list", self._reference_list),
             ("native_link", self._native_link),
             ("regex", self._regex),
             ("heading_text", self._heading_text),
@@ -326,7 +330,44 @@ class Resolver:
                         out.append((int(p), float(g["y0"].min()), float(g["y1"].max()), str(key), None))
         return out
 
+    def _reference_list(self, ref: PendingReference, doc: str) -> Resolution | None:
+        """A citation ("[11]"): its entry in the document's numbered reference list, the line that
+        opens with "[11]" on a page that opens at least MIN_LIST_ENTRIES entries (the list, not a
+        table row that cites it). Of several such lines (a second list in an appendix), the one
+        the PDF's own link from the mention lands on, else the last."""
+        if ref.ref_type != RefType.citation or not ref.ref_target:
+            return None
+        lines = self._doc_lines(doc)
+        if lines.empty:
+            return None
+        opens = lines["text"].str.extract(REFERENCE_ENTRY, expand=False)
+        entries = lines[opens.notna()].assign(entry=opens[opens.notna()])
+        per_page = entries.groupby("page_num")["entry"].transform("size")
+        hits = entries[(per_page >= MIN_LIST_ENTRIES) & (entries["entry"] == str(ref.ref_target).strip())]
+        if hits.empty:
+            return None
+        linked = self._link_page(ref, doc)
+        row = hits[hits["page_num"] == linked].iloc[0] if linked in set(hits["page_num"]) else hits.iloc[-1]
+        page = int(row["page_num"])
+        region = self._region(ref, doc, page_start=page, page_end=page, y_start=float(row["y0"]),
+                              line_start=int(row["line_num"]), by_line=True)
+        return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved), region=region)
+
+    def _link_page(self, ref: PendingReference, doc: str) -> int | None:
+        """The page a citation's own link goes to (cross_ref_df, native_link), or None."""
+        xr = self.table(doc, "cross_ref_df")
+        if ref.origin is None or xr.empty:
+            return None
+        near = xr[(xr["source"] == "native_link") & (xr["ref_type"] == "citation") & (xr["origin_page"] == ref.origin.page)
+                  & ((xr["origin_line"] - ref.origin.line).abs() <= 1)]
+        for _, r in near.iterrows():
+            if str(r.get("anchor_text") or "").strip("[](),;. ") == str(ref.ref_target) and _int(r.get("target_page")):
+                return int(r["target_page"])
+        return None
+
     def _native_link(self, ref: PendingReference, doc: str) -> Resolution | None:
+        if ref.ref_type == RefType.citation:
+            return None  # a citation's link is read with its reference list (_reference_list)
         if ref.origin is None or not norm_id(ref.ref_target) or norm_id(ref.ref_target) in _RELATIVE_TARGETS:
             return None
         xr = self.table(doc, "cross_ref_df")
@@ -355,7 +396,7 @@ class Resolver:
 
     def _regex(self, ref: PendingReference, doc: str) -> Resolution | None:
         """A caption or heading line naming the target ("Table 3:", "7.2 Title", "Appendix A")."""
-        if not ref.ref_target or norm_id(ref.ref_target) in _RELATIVE_TARGETS or ref.ref_type == RefType.page:
+        if not ref.ref_target or norm_id(ref.ref_target) in _RELATIVE_TARGETS or ref.ref_type in (RefType.page, RefType.citation):
             return None
         if is_designator(str(ref.ref_target)):  # "(q)(1)": a paragraph, found by position (heading_text)
             return None

@@ -44,6 +44,7 @@ class RefType(str, Enum):
     clause = "clause"
     equation = "equation"
     page = "page"
+    citation = "citation"
     external = "external"
     other = "other"
 

@@ -52,6 +52,10 @@ class ParsedQuestion(BaseModel):
         "", description='What the question states before it asks ("We get thousands of alerts a day."); "" if nothing.'
     )
     asked: str = Field("", description='The sentence that asks ("What can handlers do ...?"); the whole text if no premise.')
+    source: bool = Field(
+        False, description='The asked part asks where something comes from ("Which paper introduced ...?", '
+        '"Who proposed ...?"): the citations of the sentences that answer are followed to the reference list.'
+    )
     asks: list[str] = Field(
         default_factory=list,
         description='The questions the asked part holds, one each: "Does X have to be encrypted, and what '

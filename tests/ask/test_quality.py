@@ -810,25 +810,22 @@ def test_page_break_edges():
 def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(tmp_path):
     """CSWP 29 p13 opens with "continuously improving."; the sentence, and the pointer to
     Appendix B that the question needs, start on p12."""
+    from conftest import text_pdf
+
     from docintel import api
-    from docintel.parsing.fitz import pymupdf
     from docintel.retrieval import _across_page_breaks
     from docintel.settings import Settings
     from docintel.store.store import Store
 
-    m = pymupdf()
-    doc = m.open()
-    for lines in (["3.2. Tiers", "An organization can choose to use the Tiers to inform its Current and Target Profiles.",
-                   "The Tiers, as notionally illustrated in Appendix B, describe a progression from informal, ad hoc",
-                   "responses to approaches that are agile, risk-informed, and"],
-                  ["continuously improving. Selecting Tiers helps set the overall tone for how an organization will",
-                   "manage its risks. Tiers should complement an organization's risk management methodology."]):
-        page = doc.new_page(width=612, height=792)
-        for i, text in enumerate(lines):
-            page.insert_text((72, 100 + 15 * i), text, fontsize=10.5, fontname="helv")
-    doc.save(tmp_path / "tiers.pdf")
+    pdf = text_pdf(tmp_path / "tiers.pdf", [
+        ["3.2. Tiers", "An organization can choose to use the Tiers to inform its Current and Target Profiles.",
+         "The Tiers, as notionally illustrated in Appendix B, describe a progression from informal, ad hoc",
+         "responses to approaches that are agile, risk-informed, and"],
+        ["continuously improving. Selecting Tiers helps set the overall tone for how an organization will",
+         "manage its risks. Tiers should complement an organization's risk management methodology."]],
+        top=100, step=15, size=10.5)
     root = tmp_path / "store"
-    api.ingest([tmp_path / "tiers.pdf"], Settings.load(env={}, store=root, quiet=True))
+    api.ingest([pdf], Settings.load(env={}, store=root, quiet=True))
     store = Store(root)
     doc_id = next(iter(store.manifest()["documents"]))
     lines = [PassageLine(line_num=i + 1, text=t) for i, t in enumerate(

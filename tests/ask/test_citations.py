@@ -1,0 +1,127 @@
+"""Numbered citations ("[2]") as soft pointers: found, resolved to their reference-list entry
+(with or without the PDF's own links), and followed only when the question asks for a source.
+
+The synthetic paper is made here with PyMuPDF and has no links, so the entry is found from the
+reference list's lines; the Transformer paper (flat store) has hyperref links as well."""
+
+from __future__ import annotations
+
+import pytest
+
+from docintel.orchestrator.loop import answer
+from docintel.questions import parse_question
+from docintel.references import Resolver, find_citations
+from docintel.retrieval import fetch_target
+from docintel.schemas.answers import Origin, RefType
+from docintel.settings import Settings
+from docintel.store import Store
+
+PAPER = [
+    [
+        "1 Method",
+        "Our network is trained with dropout [2] on every hidden layer, and the weights are",
+        "initialised as in earlier work [1, 3].",
+        "Dropout keeps each unit with probability 0.8 during training.",
+        "Evaluation uses held-out accuracy on ten random splits of the corpus.",
+    ],
+    [
+        "References",
+        "[1] Xavier Glorot and Yoshua Bengio. Understanding the difficulty of training deep",
+        "feedforward neural networks. In AISTATS, 2010.",
+        "[2] Nitish Srivastava, Geoffrey Hinton, Alex Krizhevsky, Ilya Sutskever, and Ruslan",
+        "Salakhutdinov. Dropout: a simple way to prevent neural networks from overfitting.",
+        "Journal of Machine Learning Research, 15(1):1929-1958, 2014.",
+        "[3] Kaiming He, Xiangyu Zhang, Shaoqing Ren, and Jian Sun. Delving deep into rectifiers.",
+        "In ICCV, 2015.",
+    ],
+]
+
+
+@pytest.fixture(scope="module")
+def paper_store(tmp_path_factory):
+    from conftest import text_pdf
+
+    from docintel import api
+
+    base = tmp_path_factory.mktemp("paper")
+    root = base / "store"
+    api.ingest([text_pdf(base / "paper.pdf", PAPER)], Settings.load(env={}, store=root, quiet=True))
+    return root
+
+
+def ask(store, question):
+    return answer(question, Settings.load(env={}, store=store)).to_json_dict()
+
+
+def test_citations_are_numbers_in_brackets_not_indexes_or_intervals():
+    found = find_citations("translation [35, 2, 5], layers [5-7] and x[1], in [0, 1], over [1-100].")
+    assert [r.raw_text for r, _ in found] == ["[35]", "[2]", "[5]", "[5]", "[6]", "[7]"]
+    assert all(r.ref_type == RefType.citation for r, _ in found)
+    assert found[0][1] == found[2][1]  # one bracket, one offset
+
+
+@pytest.mark.parametrize("question, source", [
+    ("Which paper is the layer normalization taken from?", True),
+    ("Who proposed label smoothing?", True),
+    ("What prior work does the method build on?", True),
+    ("Which publication does the guide cite for patching?", True),
+    ("What work does an incident handler do?", False),
+    ("How is the dropout rate chosen?", False),
+])
+def test_a_source_question_is_told_apart(question, source):
+    assert parse_question(question).source is source
+
+
+def test_a_source_question_is_about_its_topic_not_its_shape():
+    p = parse_question("Which paper is the layer normalization used in the model taken from?")
+    assert {"layer", "normalization"} <= set(p.keywords) and not {"paper", "taken"} & set(p.keywords)
+    assert p.focus is None
+    # a source ask with no topic of its own asks for the source of the other ask's answer
+    both = parse_question("Which optimizer was used to train it, and which paper describes it?")
+    assert both.source and len(both.asks) == 1
+
+
+def test_a_citation_resolves_to_its_entry_without_links(paper_store):
+    s = Store(paper_store)
+    doc = s.doc_ids()[0]
+    (ref, _), = [c for c in find_citations(PAPER[0][1]) if c[0].ref_target == "2"]
+    ref = ref.model_copy(update={"origin": Origin(page=1, line=2), "doc_id": doc})
+    res = Resolver(s).resolve(ref)
+    assert res.resolved.source == "reference_list" and res.resolved.target_page == 2
+    p = fetch_target(s, res.region, "R1")[0]
+    text = " ".join(ln.text for ln in p.lines)
+    assert text.startswith("[2] Nitish Srivastava") and "Journal of Machine Learning Research" in text
+    assert "[3]" not in text and "[1]" not in text  # the entry, not its neighbours
+
+
+def test_a_citation_the_list_lacks_stays_unresolved(paper_store):
+    s = Store(paper_store)
+    (ref, _), = find_citations("as shown before [9].")
+    res = Resolver(s).resolve(ref.model_copy(update={"origin": Origin(page=1, line=2), "doc_id": s.doc_ids()[0]}))
+    assert res.resolved.status.value == "unresolved" and res.region is None
+
+
+def test_a_link_in_the_pdf_and_the_list_agree(flat_store):
+    s = Store(flat_store)
+    doc = s.doc_ids()[0]
+    (ref, _), = find_citations("We used the Adam optimizer [20] with")
+    res = Resolver(s).resolve(ref.model_copy(update={"origin": Origin(page=7, line=40), "doc_id": doc}))
+    assert res.resolved.target_page == 11
+    text = " ".join(ln.text for ln in fetch_target(s, res.region, "R1")[0].lines)
+    assert "Kingma" in text and "Adam: A method for stochastic optimization" in text
+
+
+def test_a_source_question_follows_the_citation_of_its_topic(paper_store):
+    out = ask(paper_store, "Which paper introduced the dropout used to train the network?")
+    refs = [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+    assert [c["reference_text"] for c in refs] == ["[2]"]  # not [1, 3], cited for the weights
+    assert refs[0]["page"] == 2 and refs[0]["referenced_from"]["page"] == 1
+    assert "Dropout: a simple way to prevent neural networks from overfitting" in out["answer"]
+    assert out["answer_completeness"] == "complete" and out["verdict"] == "return_to_user"
+
+
+def test_other_questions_do_not_follow_citations(paper_store):
+    out = ask(paper_store, "With what probability does dropout keep each unit during training?")
+    assert "0.8" in out["answer"]
+    assert not [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+    assert out["passes"] == 1 and out["answer_completeness"] == "complete"

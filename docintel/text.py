@@ -25,9 +25,10 @@ SUFFIXES = (
     "ly",
 )
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
-SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?:\d{1,2}(?:\s+(?=[A-Z][a-z])|\s*\n\s*)|(?=[A-Z(\[\"']))|\s*\n\s*")
+SPLIT = re.compile(r"(?<=[.!?])(?!(?<= al\.)\s+\((?:19|20)\d\d)[\"')\]]*\s+(?:\d{1,2}(?:\s+(?=[A-Z][a-z])|\s*\n\s*)|(?=[A-Z(\[\"']))|\s*\n\s*")
 """Sentence boundaries, and a newline (a heading or list item starts afresh). A footnote mark
-after a full stop goes with the boundary ("... for more than 5 seconds. 6 Flight data ...")."""
+after a full stop goes with the boundary ("... for more than 5 seconds. 6 Flight data ...").
+"et al." before a year ends no sentence ("discussed in Tang et al. (2022) for ...")."""
 
 
 @lru_cache(maxsize=65536)

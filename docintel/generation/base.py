@@ -52,10 +52,10 @@ PointerFinder = Callable[[str], list[PendingReference]]
 
 Provided by the orchestrator from ``docintel.references`` (bricks do not import each other)."""
 
-CitationFinder = Callable[[str], list[tuple[PendingReference, int]]]
-"""Finds the numbered citations in a text ("... layer normalization [1]"): each as a pointer of
-type ``citation`` and the offset of its bracket. Provided by the orchestrator, like
-:data:`PointerFinder`."""
+CitationFinder = Callable[[str], list[tuple[PendingReference, int, int]]]
+"""Finds the citations in a text ("... layer normalization [1]", "(Fabbri et al., 2021)"): each
+as a pointer of type ``citation`` with the span it is written over. Provided by the
+orchestrator, like :data:`PointerFinder`."""
 
 
 @runtime_checkable

@@ -1417,11 +1417,11 @@ class ExtractiveGenerator:
             return []
         holds: dict[int, float] = {}
         since = 0
-        for at in sorted({at for _, at in found}):
+        for at, end in sorted({(at, end) for _, at, end in found}):
             holds[at] = _held(_stems(s.text[since:at]), weights)
-            since = s.text.find("]", at) + 1
+            since = max(since, end)
         top = max(holds.values())
-        return [r for r, at in found if holds[at] == top or top == 0]
+        return [r for r, at, _ in found if holds[at] == top or top == 0]
 
     @staticmethod
     def _entry_text(p: Passage) -> tuple[str, list[int]]:

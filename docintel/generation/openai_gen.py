@@ -200,7 +200,9 @@ in Section 7.2", "Appendix A") and the target's content is not among the passage
 pointer in pending_references: raw_text exactly as written, ref_type, ref_target (the id: "3", \
 "7.2", "A"; "previous" or "next" for "the previous section"; null if none), sub_selector (a row or item inside the target, such as "E"; else null), \
 and the passage_id and line number where the pointer is written. A pointer to another publication \
-or standard ("ISO/IEC 27001 Annex A", "SP 800-53") has ref_type "external". Do not list a pointer \
+or standard ("ISO/IEC 27001 Annex A", "SP 800-53") has ref_type "external". A citation of another \
+work ("[11]", "(Dou et al., 2021)") has ref_type "citation"; list it only when the question asks \
+which work something comes from. Do not list a pointer \
 whose target is already quoted (a passage retrieved_via=reference for it), nor one the answer does \
 not need.
 5. answer_completeness: "complete" when the passages fully answer the question; \

@@ -383,13 +383,23 @@ MAX_CITED_RANGE = 10
 """A range "[n-m]" longer than this is an interval of values, not citations."""
 
 
-def find_citations(text: str) -> list[tuple[PendingReference, int]]:
-    """The numbered citations in ``text`` ("... layer normalization [1]"), one per number, each
-    with the offset of its bracket. A citation points at an entry of the document's reference
+_AUTHOR = r"(?P<name>(?-i:[A-Z])[\w'\u2019\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+(?-i:[A-Z])[\w'\u2019\-]+)?"
+_YEAR = r"(?P<year>(?:19|20)\d{2}[a-z]?)(?!\d)"
+_CITED_IN_PARENS = re.compile(rf"{_AUTHOR},\s*{_YEAR}")
+"""One work of a parenthesised author-year citation: "Fabbri et al., 2021" in "(e.g., Fabbri et al.,
+2021; Dou et al., 2021)"."""
+_CITED_IN_TEXT = re.compile(rf"{_AUTHOR}\s+\({_YEAR}\)")
+"""A narrative author-year citation: "Tang et al. (2022)", "Gehrmann and Rush (2018)"."""
+
+
+def find_citations(text: str) -> list[tuple[PendingReference, int, int]]:
+    """The citations in ``text``, numbered ("... layer normalization [1]", one per number) or by
+    author and year ("(Fabbri et al., 2021)", "Tang et al. (2022)"), each with the span of its
+    bracket or of its author and year. A citation points at an entry of the document's reference
     list; unlike the pointers of :func:`find_pointers` it is soft: a reader follows it only to
     learn where something comes from (the generator asks for it when the question asks for a
-    source)."""
-    found: list[tuple[PendingReference, int]] = []
+    source). An author-year citation's target is "Surname YEAR"."""
+    found: list[tuple[PendingReference, int, int]] = []
     for m in _CITATION.finditer(text):
         ids: list[int] = []
         for part in re.split(r"\s*[,;]\s*", m.group("ids")):
@@ -402,8 +412,19 @@ def find_citations(text: str) -> list[tuple[PendingReference, int]]:
         if not ids or 0 in ids:
             continue  # "[0, 1]", "[1-100]": values, not citations
         for n in dict.fromkeys(ids):
-            found.append((PendingReference(raw_text=f"[{n}]", ref_type=RefType.citation, ref_target=str(n)), m.start()))
+            found.append((PendingReference(raw_text=f"[{n}]", ref_type=RefType.citation, ref_target=str(n)), m.start(), m.end()))
+    for group in re.finditer(r"\(([^()]{4,300})\)", text):
+        for m in _CITED_IN_PARENS.finditer(group.group(1)):
+            found.append((_by_author(m), group.start(), group.end()))
+    for m in _CITED_IN_TEXT.finditer(text):
+        found.append((_by_author(m), m.start(), m.end()))
+    found.sort(key=lambda f: f[1])
     return found
+
+
+def _by_author(m: re.Match[str]) -> PendingReference:
+    raw = re.sub(r"\s+", " ", m.group(0))
+    return PendingReference(raw_text=raw, ref_type=RefType.citation, ref_target=f"{m.group('name')} {m.group('year')}")
 
 
 def is_external(ref: PendingReference) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from docintel.references.detect import DESIGNATOR, is_designator
+from docintel.references.detect import DESIGNATOR, find_citations, is_designator
 from docintel.schemas.answers import (
     PendingReference,
     RefStatus,
@@ -38,6 +38,10 @@ _OBJECT_LIKE = (RefType.table, RefType.figure, RefType.appendix, RefType.annex, 
                 RefType.equation)
 MIN_LIST_ENTRIES = 3
 """Entries ("[n] ...") a page must open to be read as a page of a reference list."""
+HANGING_INDENT = (4.0, 30.0)
+"""How far (points) the second line of an entry by author sits right of its first."""
+MAX_ENTRY_LINES = 10
+"""Lines read of one reference-list entry (an entry with a long author list runs to four or five)."""
 _RELATIVE_TARGETS = ("previous", "next", "here")
 """Targets of a part named by where it sits from the mention ("the chart below": next)."""
 
@@ -331,38 +335,62 @@ class Resolver:
         return out
 
     def _reference_list(self, ref: PendingReference, doc: str) -> Resolution | None:
-        """A citation ("[11]"): its entry in the document's numbered reference list, the line that
-        opens with "[11]" on a page that opens at least MIN_LIST_ENTRIES entries (the list, not a
-        table row that cites it). Of several such lines (a second list in an appendix), the one
-        the PDF's own link from the mention lands on, else the last."""
+        """A citation: its entry in the document's reference list, from the line that opens it to
+        the line before the next entry. "[11]": the line opening with "[11]" on a page that opens
+        at least MIN_LIST_ENTRIES numbered entries (the list, not a table row that cites it).
+        "Fabbri 2021" (from "(Fabbri et al., 2021)"): an entry of the list under the last
+        "References" heading, opened flush left with its other lines indented (a hanging indent),
+        that names Fabbri among its first words and 2021 anywhere. Of several such entries (a
+        second list, two Fabbri papers of 2021), the one the PDF's own link from the mention lands
+        on, else the last numbered or the first by author."""
         if ref.ref_type != RefType.citation or not ref.ref_target:
             return None
         lines = self._doc_lines(doc)
         if lines.empty:
             return None
-        opens = lines["text"].str.extract(REFERENCE_ENTRY, expand=False)
-        entries = lines[opens.notna()].assign(entry=opens[opens.notna()])
-        per_page = entries.groupby("page_num")["entry"].transform("size")
-        hits = entries[(per_page >= MIN_LIST_ENTRIES) & (entries["entry"] == str(ref.ref_target).strip())]
-        if hits.empty:
+        target = _citation_target(ref)
+        if target is None:
             return None
-        linked = self._link_page(ref, doc)
-        row = hits[hits["page_num"] == linked].iloc[0] if linked in set(hits["page_num"]) else hits.iloc[-1]
+        opens, numbered = _entry_openings(lines)
+        if target.isdigit():
+            per_page = numbered.groupby(lines["page_num"]).transform("sum")
+            ids = lines["text"].str.extract(REFERENCE_ENTRY, expand=False)
+            hits = list(lines.index[numbered & (per_page >= MIN_LIST_ENTRIES) & (ids == target)])
+        else:
+            name, _, year = target.rpartition(" ")
+            heads = lines.index[lines["text"].str.strip().str.fullmatch(r"(?i)(?:\d+\.?\s*)?(?:references|bibliography|works cited|literature cited)")]
+            after = lines.index >= (heads[-1] if len(heads) else len(lines))
+            hits = [i for i in lines.index[opens & after]
+                    if name.casefold() in str(lines.at[i, "text"])[:60].casefold() and year in _entry(lines, opens, i)]
+        if not hits:
+            return None
+        link = self._link_target(ref, doc)
+        on_link = [i for i in hits if link and int(lines.at[i, "page_num"]) == link[0]]
+        if on_link:
+            i = min(on_link, key=lambda i: abs(float(lines.at[i, "y0"]) - link[1]))
+        else:
+            i = hits[-1] if target.isdigit() else hits[0]
+        last = _entry_end(lines, numbered, i, numbered=True) if target.isdigit() else _entry_end(lines, opens, i)
+        row = lines.loc[i]
         page = int(row["page_num"])
         region = self._region(ref, doc, page_start=page, page_end=page, y_start=float(row["y0"]),
-                              line_start=int(row["line_num"]), by_line=True)
+                              line_start=int(row["line_num"]), line_end=int(lines.at[last, "line_num"]), by_line=True)
         return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved), region=region)
 
-    def _link_page(self, ref: PendingReference, doc: str) -> int | None:
-        """The page a citation's own link goes to (cross_ref_df, native_link), or None."""
+    def _link_target(self, ref: PendingReference, doc: str) -> tuple[int, float] | None:
+        """(page, height) a citation's own link goes to (cross_ref_df, native_link), or None. Its
+        anchor is "[11]", or a piece of "(Kryscinski et al., 2019; ...)" holding the name."""
         xr = self.table(doc, "cross_ref_df")
         if ref.origin is None or xr.empty:
             return None
         near = xr[(xr["source"] == "native_link") & (xr["ref_type"] == "citation") & (xr["origin_page"] == ref.origin.page)
                   & ((xr["origin_line"] - ref.origin.line).abs() <= 1)]
+        target = str(ref.ref_target)
+        name = target.rpartition(" ")[0].casefold()
         for _, r in near.iterrows():
-            if str(r.get("anchor_text") or "").strip("[](),;. ") == str(ref.ref_target) and _int(r.get("target_page")):
-                return int(r["target_page"])
+            anchor = str(r.get("anchor_text") or "")
+            if (anchor.strip("[](),;. ") == target or (name and name in anchor.casefold())) and _int(r.get("target_page")):
+                return int(r["target_page"]), _num(r.get("target_y")) or 0.0
         return None
 
     def _native_link(self, ref: PendingReference, doc: str) -> Resolution | None:
@@ -601,3 +629,50 @@ def _titled_span(lines: pd.DataFrame, title: str) -> tuple[int, int | None] | No
 def _alone_heading(text: str) -> bool:
     """A short line with no sentence end: a heading on a line of its own."""
     return len(text.split()) <= 10 and not text.rstrip().endswith((".", ",", ";"))
+
+
+def _entry_openings(lines: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """(lines that open a reference-list entry, those of them numbered "[n]"). An entry opens
+    numbered, or with the line after it indented by a few points (a hanging indent: "Manik
+    Bhandari, Pranav ..." / "    faq, Pengfei Liu, ..."; not a word justified far to the right).
+    Column labels are not used: a reference list's second column is not always told apart."""
+    numbered = lines["text"].str.match(REFERENCE_ENTRY.pattern)
+    x0 = lines["x0"].astype(float)
+    indent = x0.shift(-1) - x0
+    same_page = lines["page_num"].shift(-1) == lines["page_num"]
+    hanging = same_page & indent.between(HANGING_INDENT[0], HANGING_INDENT[1])
+    return numbered | hanging, numbered
+
+
+def _entry_end(lines: pd.DataFrame, opens: pd.Series, i: Any, numbered: bool = False) -> Any:
+    """The index of the last line of the entry opening at index ``i``: the line before the next
+    opening or another page; for an entry by author, also before a line back at the column's
+    edge (a heading after the list). ``numbered``: ``opens`` are the "[n]" lines, and lines
+    between them need no indent."""
+    at = lines.index.get_loc(i)
+    x0 = lines["x0"].astype(float).to_numpy()
+    flags = opens.to_numpy()
+    pages = lines["page_num"].to_numpy()
+    end = at
+    while (end + 1 < len(lines) and end + 1 - at < MAX_ENTRY_LINES and not flags[end + 1]
+           and pages[end + 1] == pages[at] and (numbered or x0[end + 1] > x0[at] + 2)):
+        end += 1
+    return lines.index[end]
+
+
+def _entry(lines: pd.DataFrame, opens: pd.Series, i: Any) -> str:
+    """The text of the entry opening at index ``i``."""
+    return " ".join(lines.loc[i:_entry_end(lines, opens, i), "text"].astype(str))
+
+
+def _citation_target(ref: PendingReference) -> str | None:
+    """A citation's target as :func:`find_citations` writes it ("11", "Dou 2021"), also when an
+    LLM named it otherwise ("[11]", "Dou et al., 2021"); None when it reads as no citation."""
+    target = " ".join(str(ref.ref_target or "").split()).strip("[]() ")
+    if re.fullmatch(r"\d{1,3}|\S+ (?:19|20)\d\d[a-z]?", target):
+        return target
+    for text in (f"[{target}]", target, ref.raw_text):
+        found = find_citations(text) or find_citations(f"({text})")
+        if found:
+            return str(found[0][0].ref_target)
+    return None

@@ -392,9 +392,10 @@ def _fetch(
         if (sel["page_num"] > region.page_start).any():
             more = sel[sel["page_num"] > region.page_start]
             note_bits.append(f"the section runs to page {int(more['page_num'].max())}")
-    elif region.ref_type == RefType.citation and not lines.empty:
-        page = lines[lines["page_num"] == region.page_start].sort_values("line_num")
-        plines = to_passage_lines(_reference_entry(page, region))
+    elif region.ref_type == RefType.citation and not lines.empty:  # a reference-list entry's lines
+        page = lines[lines["page_num"] == region.page_start]
+        lo, hi = region.line_start or 0, region.line_end or region.line_start or 0
+        plines = to_passage_lines(page[page["line_num"].between(lo, hi)].sort_values("line_num"))
     elif not lines.empty:  # figure, equation, other: the object's lines or the page
         page = lines[lines["page_num"] == region.page_start]
         if region.object_key and "object_key" in page:
@@ -419,30 +420,6 @@ def _fetch(
         referenced_from=origin, reference_text=region.raw_text, ref_type=region.ref_type,
         sub_selector=region.sub_selector, note=note, lines=plines,
     ), more
-
-
-MAX_ENTRY_LINES = 8
-"""Lines read of one reference-list entry (an entry with a long author list runs to four or five)."""
-
-
-def _reference_entry(page: pd.DataFrame, region: TargetRegion) -> pd.DataFrame:
-    """The lines of the reference-list entry a citation designates: from the line opening with
-    "[n]" (else the line at the resolved height) to the line before the next entry."""
-    from docintel.text import REFERENCE_ENTRY
-
-    texts = page["text"].astype(str)
-    opens = texts.str.extract(REFERENCE_ENTRY, expand=False)
-    start = page.index[opens == str(region.ref_target)]
-    if len(start) == 0 and region.y_start is not None:
-        start = page.index[page["y0"].astype(float) >= region.y_start - 2][:1]
-    if len(start) == 0:
-        return page.iloc[0:0]
-    at = page.index.get_loc(start[0])
-    opening = opens.notna().tolist()
-    end = at + 1
-    while end < len(page) and end - at < MAX_ENTRY_LINES and not opening[end]:
-        end += 1
-    return page.iloc[at:end]
 
 
 TEXT_UNDER_LINES = 8

@@ -68,19 +68,6 @@ POLICY_PAGES = [
 ]
 
 
-def text_pdf(path: Path, pages: list[list[str]], top: float = 72, step: float = 16, size: float = 10) -> Path:
-    """A PDF of plain Helvetica lines, one list of lines per page, written with PyMuPDF."""
-    from docintel.parsing.fitz import pymupdf
-
-    doc = pymupdf().open()
-    for lines in pages:
-        page = doc.new_page(width=612, height=792)
-        for i, text in enumerate(lines):
-            page.insert_text((72, top + step * i), text, fontsize=size, fontname="helv")
-    doc.save(path)
-    return path
-
-
 def make_policy_pdf(path: Path) -> Path:
     from docintel.parsing.fitz import pymupdf
 

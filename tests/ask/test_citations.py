@@ -37,16 +37,19 @@ PAPER = [
 ]
 
 
-@pytest.fixture(scope="module")
-def paper_store(tmp_path_factory):
-    from conftest import text_pdf
+def _ingested(tmp_path_factory, pages):
+    from storebuild import text_pdf
 
     from docintel import api
 
     base = tmp_path_factory.mktemp("paper")
-    root = base / "store"
-    api.ingest([text_pdf(base / "paper.pdf", PAPER)], Settings.load(env={}, store=root, quiet=True))
-    return root
+    api.ingest([text_pdf(base / "paper.pdf", pages)], Settings.load(env={}, store=base / "store", quiet=True))
+    return base / "store"
+
+
+@pytest.fixture(scope="module")
+def paper_store(tmp_path_factory):
+    return _ingested(tmp_path_factory, PAPER)
 
 
 def ask(store, question):
@@ -55,8 +58,8 @@ def ask(store, question):
 
 def test_citations_are_numbers_in_brackets_not_indexes_or_intervals():
     found = find_citations("translation [35, 2, 5], layers [5-7] and x[1], in [0, 1], over [1-100].")
-    assert [r.raw_text for r, _ in found] == ["[35]", "[2]", "[5]", "[5]", "[6]", "[7]"]
-    assert all(r.ref_type == RefType.citation for r, _ in found)
+    assert [r.raw_text for r, _, _ in found] == ["[35]", "[2]", "[5]", "[5]", "[6]", "[7]"]
+    assert all(r.ref_type == RefType.citation for r, _, _ in found)
     assert found[0][1] == found[2][1]  # one bracket, one offset
 
 
@@ -84,7 +87,7 @@ def test_a_source_question_is_about_its_topic_not_its_shape():
 def test_a_citation_resolves_to_its_entry_without_links(paper_store):
     s = Store(paper_store)
     doc = s.doc_ids()[0]
-    (ref, _), = [c for c in find_citations(PAPER[0][1]) if c[0].ref_target == "2"]
+    (ref, _, _), = [c for c in find_citations(PAPER[0][1]) if c[0].ref_target == "2"]
     ref = ref.model_copy(update={"origin": Origin(page=1, line=2), "doc_id": doc})
     res = Resolver(s).resolve(ref)
     assert res.resolved.source == "reference_list" and res.resolved.target_page == 2
@@ -96,7 +99,7 @@ def test_a_citation_resolves_to_its_entry_without_links(paper_store):
 
 def test_a_citation_the_list_lacks_stays_unresolved(paper_store):
     s = Store(paper_store)
-    (ref, _), = find_citations("as shown before [9].")
+    (ref, _, _), = find_citations("as shown before [9].")
     res = Resolver(s).resolve(ref.model_copy(update={"origin": Origin(page=1, line=2), "doc_id": s.doc_ids()[0]}))
     assert res.resolved.status.value == "unresolved" and res.region is None
 
@@ -104,7 +107,7 @@ def test_a_citation_the_list_lacks_stays_unresolved(paper_store):
 def test_a_link_in_the_pdf_and_the_list_agree(flat_store):
     s = Store(flat_store)
     doc = s.doc_ids()[0]
-    (ref, _), = find_citations("We used the Adam optimizer [20] with")
+    (ref, _, _), = find_citations("We used the Adam optimizer [20] with")
     res = Resolver(s).resolve(ref.model_copy(update={"origin": Origin(page=7, line=40), "doc_id": doc}))
     assert res.resolved.target_page == 11
     text = " ".join(ln.text for ln in fetch_target(s, res.region, "R1")[0].lines)
@@ -125,3 +128,74 @@ def test_other_questions_do_not_follow_citations(paper_store):
     assert "0.8" in out["answer"]
     assert not [c for c in out["citations"] if c["retrieved_via"] == "reference"]
     assert out["passes"] == 1 and out["answer_completeness"] == "complete"
+
+
+AUTHOR_YEAR_PAPER = [
+    [
+        "2 Training",
+        "We train with the warmup schedule of Smith and Jones (2019) for ten epochs.",
+        "The models are compared with earlier systems (Brown et al., 2020; Smith and Jones, 2018).",
+    ],
+    [
+        "References",
+        "Tom Brown, Ann Lee, and Kim Park. 2020. Language models are",
+        "    few-shot learners. In Advances in Neural Information Processing Systems.",
+        "Ada Smith and Bob Jones. 2018. Recurrent baselines for sequence",
+        "    labelling. In Proceedings of ACL.",
+        "Ada Smith and Bob Jones. 2019. Warmup schedules for training deep",
+        "    networks. Journal of Optimisation, 12:1-20.",
+        "A Appendix",
+    ],
+]
+
+
+@pytest.fixture(scope="module")
+def author_year_store(tmp_path_factory):
+    return _ingested(tmp_path_factory, AUTHOR_YEAR_PAPER)  # a hanging indent: later lines 12 pt right
+
+
+def test_citations_by_author_and_year():
+    found = find_citations("as in Smith and Jones (2019) and (e.g., Brown et al., 2020; Dou et al., 2021b).")
+    assert [(r.raw_text, r.ref_target) for r, _, _ in found] == [
+        ("Smith and Jones (2019)", "Smith 2019"), ("Brown et al., 2020", "Brown 2020"), ("Dou et al., 2021b", "Dou 2021b")]
+    assert not find_citations("Section 3 (2012) and Table 2 (2020) name no author.")
+
+
+def test_a_citation_by_author_resolves_to_the_entry_of_its_year(author_year_store):
+    out = ask(author_year_store, "Which paper is the warmup schedule used for training taken from?")
+    refs = [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+    assert [c["reference_text"] for c in refs] == ["Smith and Jones (2019)"] and refs[0]["page"] == 2
+    assert "Warmup schedules for training deep networks. Journal of Optimisation" in out["answer"]
+    assert "Recurrent baselines" not in out["answer"] and "Appendix" not in out["answer"]  # not 2018's, nor past the list
+    assert out["answer_completeness"] == "complete"
+
+
+@pytest.mark.slow
+def test_a_citation_by_author_in_a_two_column_paper_follows_its_link(tmp_path, shared_corpora):
+    """LONGEVAL (EACL 2023): '(Dou et al., 2021)' on p10 links to p11, where the entry opens at the
+    top of the right column of a list whose columns are not told apart."""
+    from docintel import api
+
+    settings = Settings.load(env={}, store=tmp_path / "store", quiet=True)
+    api.ingest([shared_corpora / "two_column" / "2023.eacl-main.121.pdf"], settings)
+    out = api.ask("Which study is cited for fluency being less of an issue due to large-scale language model pretraining?",
+                  settings)
+    refs = [c for c in out.citations if c.retrieved_via.value == "reference"]
+    assert [(c.reference_text, c.page) for c in refs] == [("Dou et al., 2021", 11)]
+    assert "Scarecrow: A framework for scrutinizing machine text" in out.answer
+    assert "Fabbri" not in out.answer.split("Dou et al., 2021 (page")[1]  # the entry alone
+
+
+def test_a_citation_named_otherwise_still_resolves(paper_store, author_year_store):
+    """An LLM generator names a citation in its own words ("[2]", "Smith and Jones (2019)")."""
+    from docintel.schemas.answers import PendingReference
+
+    for store, raw, target, page in ((paper_store, "[2]", "[2]", 2),
+                                     (author_year_store, "Smith and Jones (2019)", "Smith and Jones (2019)", 2)):
+        s = Store(store)
+        ref = PendingReference(raw_text=raw, ref_type=RefType.citation, ref_target=target, doc_id=s.doc_ids()[0],
+                               origin=Origin(page=1, line=2))
+        res = Resolver(s).resolve(ref)
+        assert res.resolved.source == "reference_list" and res.resolved.target_page == page, res.steps
+    text = " ".join(ln.text for ln in fetch_target(s, res.region, "R1")[0].lines)
+    assert "2019. Warmup schedules" in text and "2018" not in text

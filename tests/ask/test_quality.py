@@ -810,7 +810,7 @@ def test_page_break_edges():
 def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(tmp_path):
     """CSWP 29 p13 opens with "continuously improving."; the sentence, and the pointer to
     Appendix B that the question needs, start on p12."""
-    from conftest import text_pdf
+    from storebuild import text_pdf
 
     from docintel import api
     from docintel.retrieval import _across_page_breaks

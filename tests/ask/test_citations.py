@@ -199,3 +199,45 @@ def test_a_citation_named_otherwise_still_resolves(paper_store, author_year_stor
         assert res.resolved.source == "reference_list" and res.resolved.target_page == page, res.steps
     text = " ".join(ln.text for ln in fetch_target(s, res.region, "R1")[0].lines)
     assert "2019. Warmup schedules" in text and "2018" not in text
+
+
+def test_an_llm_generator_names_a_citation_and_the_loop_follows_it(paper_store, tmp_path):
+    """The openai generator against the scripted server: the model lists "[2]" as a pending
+    citation on the first pass, and answers from its entry once the loop has fetched it."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "generation"))
+    from fake_openai import FakeOpenAI, answer as reply, passages_in
+
+    def model(body):
+        passages = passages_in(body)
+        pid, (_, _, lines) = next((k, v) for k, v in passages.items() if k.startswith("P"))
+        line = next(int(t.split("|")[0]) for t in lines if "dropout [2]" in t)
+        pulled = {k: v for k, v in passages.items() if not k.startswith("P")}
+        if pulled:
+            rid, (ra, rb, _) = next(iter(pulled.items()))
+            return reply({"answer": "Srivastava et al., 'Dropout: a simple way to prevent neural networks from overfitting'.",
+                          "citations": [{"passage_id": pid, "line_start": line, "line_end": line},
+                                        {"passage_id": rid, "line_start": ra, "line_end": rb}],
+                          "pending_references": [], "answer_completeness": "complete"})
+        return reply({"answer": "The network is trained with dropout [2].",
+                      "citations": [{"passage_id": pid, "line_start": line, "line_end": line}],
+                      "pending_references": [{"raw_text": "[2]", "ref_type": "citation", "ref_target": "2",
+                                              "sub_selector": None, "passage_id": pid, "line": line}],
+                      "answer_completeness": "references_unresolved"})
+
+    server = FakeOpenAI(responder=model).start()
+    try:
+        store = shutil.copytree(paper_store, tmp_path / "store")  # its own LLM cache
+        settings = Settings.load(env={"OPENAI_BASE_URL": server.base_url, "DOCINTEL_MODEL": "fake-model"},
+                                 store=store, ask__generator="openai")
+        out = answer("Which paper introduced the dropout used to train the network?", settings).to_json_dict()
+    finally:
+        server.stop()
+    assert (out["answer_completeness"], out["passes"], out["llm_calls"]) == ("complete", 2, 2)
+    resolved = out["resolved_references"][0]
+    assert (resolved["ref_type"], resolved["source"], resolved["target_page"]) == ("citation", "reference_list", 2)
+    ref = [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+    assert ref and ref[0]["page"] == 2 and ref[0]["reference_text"] == "[2]"

@@ -339,8 +339,8 @@ class Resolver:
         the line before the next entry. "[11]": the line opening with "[11]" on a page that opens
         at least MIN_LIST_ENTRIES numbered entries (the list, not a table row that cites it).
         "Fabbri 2021" (from "(Fabbri et al., 2021)"): an entry of the list under the last
-        "References" heading, opened flush left with its other lines indented (a hanging indent),
-        that names Fabbri among its first words and 2021 anywhere. Of several such entries (a
+        "References" heading, opened by a hanging indent (:func:`_entry_openings`), whose first
+        author is Fabbri and that says 2021 anywhere. Of several such entries (a
         second list, two Fabbri papers of 2021), the one the PDF's own link from the mention lands
         on, else the last numbered or the first by author."""
         if ref.ref_type != RefType.citation or not ref.ref_target:
@@ -360,8 +360,8 @@ class Resolver:
             name, _, year = target.rpartition(" ")
             heads = lines.index[lines["text"].str.strip().str.fullmatch(r"(?i)(?:\d+\.?\s*)?(?:references|bibliography|works cited|literature cited)")]
             after = lines.index >= (heads[-1] if len(heads) else len(lines))
-            hits = [i for i in lines.index[opens & after]
-                    if name.casefold() in str(lines.at[i, "text"])[:60].casefold() and year in _entry(lines, opens, i)]
+            hits = [i for i in lines.index[opens & after] if _first_author(_entry(lines, opens, i), name) and
+                    year in _entry(lines, opens, i)]
         if not hits:
             return None
         link = self._link_target(ref, doc)
@@ -633,14 +633,23 @@ def _alone_heading(text: str) -> bool:
 
 def _entry_openings(lines: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     """(lines that open a reference-list entry, those of them numbered "[n]"). An entry opens
-    numbered, or with the line after it indented by a few points (a hanging indent: "Manik
-    Bhandari, Pranav ..." / "    faq, Pengfei Liu, ..."; not a word justified far to the right).
-    Column labels are not used: a reference list's second column is not always told apart."""
+    numbered, or where a hanging indent says so: the first line of a row whose next row starts a
+    few points right of it ("Manik Bhandari, Pranav ..." / "    faq, Pengfei Liu, ..."), or whose
+    previous row did (a one-line entry after an indented one). A row is the lines at one height
+    (a justified line may be read as several pieces: "James" "Thorne," "Andreas" ...); column
+    labels are not used, as a reference list's second column is not always told apart."""
     numbered = lines["text"].str.match(REFERENCE_ENTRY.pattern)
-    x0 = lines["x0"].astype(float)
-    indent = x0.shift(-1) - x0
-    same_page = lines["page_num"].shift(-1) == lines["page_num"]
-    hanging = same_page & indent.between(HANGING_INDENT[0], HANGING_INDENT[1])
+    page = lines["page_num"]
+    y = lines["y0"].astype(float)
+    first = (page != page.shift()) | ((y - y.shift()).abs() > 2)
+    rows = lines[first].assign(x=lines.loc[first, "x0"].astype(float))
+    same_next = rows["page_num"].shift(-1) == rows["page_num"]
+    same_prev = rows["page_num"].shift(1) == rows["page_num"]
+    lo, hi = HANGING_INDENT
+    hangs = (same_next & (rows["x"].shift(-1) - rows["x"]).between(lo, hi)) | (
+        same_prev & (rows["x"].shift(1) - rows["x"]).between(lo, hi))
+    hanging = pd.Series(False, index=lines.index)
+    hanging.loc[rows.index] = hangs
     return numbered | hanging, numbered
 
 
@@ -676,3 +685,11 @@ def _citation_target(ref: PendingReference) -> str | None:
         if found:
             return str(found[0][0].ref_target)
     return None
+
+
+def _first_author(entry: str, name: str) -> bool:
+    """Whether ``name`` is the first author of a reference-list ``entry``: it is among the words
+    before the first comma or "and" ("James Thorne, Andreas Vlachos, ..." is Thorne's, not
+    Vlachos's; "Vaswani, A., ..." is Vaswani's; "OGC of Harvard. 2016. ..." is Harvard's)."""
+    head = re.split(r",|\band\b|&", entry[:60], maxsplit=1)[0]
+    return name.casefold() in (w.casefold() for w in re.findall(r"[^\W\d_][\w'\u2019\-]*", head))

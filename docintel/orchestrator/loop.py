@@ -220,7 +220,7 @@ def answer(question: str, settings: Settings) -> AskResult:
                     result = AskResult(
                         question=question,
                         answer=(f"Not found: the selected documents hold no {names} "
-                                "(looked up in the TOC, the object registry, links and captions)."),
+                                "(looked up in the TOC, the object registry, the reference list, links and captions)."),
                         answer_completeness=Completeness.partial, verdict=Verdict.give_up_partial,
                         pending_references=[PendingReference(raw_text=r.raw_text, ref_type=r.ref_type, ref_target=r.ref_target,
                                                              sub_selector=r.sub_selector) for r in missing],
@@ -442,10 +442,11 @@ PREMISE_TARGETS = 3
 
 
 def _named_pointers(text: str) -> list[PendingReference]:
-    """Every pointer a question names, triggered or not ("What does Section 7.3 say?")."""
-    from docintel.references import find_mentions
+    """Every pointer a question names, triggered or not ("What does Section 7.3 say?"), and the
+    numbered citations it names ("Which paper is [20]?", "What is reference 20?")."""
+    from docintel.references import find_citations, find_mentions
 
-    return [m.ref for m in find_mentions(text)]
+    return [m.ref for m in find_mentions(text)] + [r for r, _, _ in find_citations(text) if r.ref_target.isdigit()]
 
 
 def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, attempted: set[tuple]):

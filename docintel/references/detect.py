@@ -383,6 +383,8 @@ MAX_CITED_RANGE = 10
 """A range "[n-m]" longer than this is an interval of values, not citations."""
 
 
+_CITATION_NAMED = re.compile(r"(?i)\b(?:references?|refs?\.|citations?)\s+(?:no\.\s*|number\s+)?(?P<id>\d{1,3})\b(?![.,]?\d)")
+"""A numbered citation named in words: "reference 20", "ref. 12", "citation no. 3"."""
 _AUTHOR = r"(?P<name>(?-i:[A-Z])[\w'\u2019\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+(?-i:[A-Z])[\w'\u2019\-]+)?"
 _YEAR = r"(?P<year>(?:19|20)\d{2}[a-z]?)(?!\d)"
 _CITED_IN_PARENS = re.compile(rf"{_AUTHOR},\s*{_YEAR}")
@@ -393,8 +395,8 @@ _CITED_IN_TEXT = re.compile(rf"{_AUTHOR}\s+\({_YEAR}\)")
 
 
 def find_citations(text: str) -> list[tuple[PendingReference, int, int]]:
-    """The citations in ``text``, numbered ("... layer normalization [1]", one per number) or by
-    author and year ("(Fabbri et al., 2021)", "Tang et al. (2022)"), each with the span of its
+    """The citations in ``text``, numbered ("... layer normalization [1]", one per number;
+    "reference 20") or by author and year ("(Fabbri et al., 2021)", "Tang et al. (2022)"), each with the span of its
     bracket or of its author and year. A citation points at an entry of the document's reference
     list; unlike the pointers of :func:`find_pointers` it is soft: a reader follows it only to
     learn where something comes from (the generator asks for it when the question asks for a
@@ -413,6 +415,9 @@ def find_citations(text: str) -> list[tuple[PendingReference, int, int]]:
             continue  # "[0, 1]", "[1-100]": values, not citations
         for n in dict.fromkeys(ids):
             found.append((PendingReference(raw_text=f"[{n}]", ref_type=RefType.citation, ref_target=str(n)), m.start(), m.end()))
+    for m in _CITATION_NAMED.finditer(text):
+        n = m.group("id")
+        found.append((PendingReference(raw_text=f"[{n}]", ref_type=RefType.citation, ref_target=n), m.start(), m.end()))
     for group in re.finditer(r"\(([^()]{4,300})\)", text):
         for m in _CITED_IN_PARENS.finditer(group.group(1)):
             found.append((_by_author(m), group.start(), group.end()))

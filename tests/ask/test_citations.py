@@ -286,3 +286,16 @@ def test_every_linked_citation_resolves_by_the_list_alone_where_its_link_lands(p
                 assert abs(res.region.y_start - float(link[0]["target_y"])) <= 12, ref.raw_text
                 checked += 1
     assert checked >= 90
+
+
+@pytest.mark.parametrize("question", ["Which paper is [2]?", "What is reference 2 in the paper?"])
+def test_a_question_naming_a_citation_goes_to_its_entry(paper_store, question):
+    out = ask(paper_store, question)
+    assert "Nitish Srivastava" in out["answer"] and out["answer_completeness"] == "complete"
+    assert out["citations"][0]["page"] == 2 and out["passes"] == 1
+
+
+def test_a_question_naming_a_citation_the_list_lacks_says_so(paper_store):
+    out = ask(paper_store, "What is reference 9?")
+    assert out["answer"].startswith("Not found: the selected documents hold no '[9]'")
+    assert out["answer_completeness"] == "partial" and [p["raw_text"] for p in out["pending_references"]] == ["[9]"]

@@ -360,8 +360,8 @@ class Resolver:
             name, _, year = target.rpartition(" ")
             heads = lines.index[lines["text"].str.strip().str.fullmatch(r"(?i)(?:\d+\.?\s*)?(?:references|bibliography|works cited|literature cited)")]
             after = lines.index >= (heads[-1] if len(heads) else len(lines))
-            hits = [i for i in lines.index[opens & after] if _first_author(_entry(lines, opens, i), name) and
-                    year in _entry(lines, opens, i)]
+            hits = [i for i in lines.index[opens & after]
+                    if _first_author(entry := _entry(lines, opens, i), name) and year in entry]
         if not hits:
             return None
         link = self._link_target(ref, doc)

@@ -18,6 +18,7 @@ import pandas as pd
 
 from docintel.references.detect import DESIGNATOR, find_citations, is_designator
 from docintel.schemas.answers import (
+    Origin,
     PendingReference,
     RefStatus,
     RefType,
@@ -351,11 +352,11 @@ class Resolver:
         target = _citation_target(ref)
         if target is None:
             return None
-        opens, numbered = _entry_openings(lines)
+        openings = self._entry_openings(doc, lines)
+        opens, numbered = openings["opens"], openings["numbered"]
         if target.isdigit():
             per_page = numbered.groupby(lines["page_num"]).transform("sum")
-            ids = lines["text"].str.extract(REFERENCE_ENTRY, expand=False)
-            hits = list(lines.index[numbered & (per_page >= MIN_LIST_ENTRIES) & (ids == target)])
+            hits = list(lines.index[(per_page >= MIN_LIST_ENTRIES) & (openings["entry"] == target)])
         else:
             name, _, year = target.rpartition(" ")
             heads = lines.index[lines["text"].str.strip().str.fullmatch(r"(?i)(?:\d+\.?\s*)?(?:references|bibliography|works cited|literature cited)")]
@@ -377,14 +378,23 @@ class Resolver:
                               line_start=int(row["line_num"]), line_end=int(lines.at[last, "line_num"]), by_line=True)
         return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved), region=region)
 
+    def _entry_openings(self, doc: str, lines: pd.DataFrame) -> pd.DataFrame:
+        """:func:`_entry_openings` of the document's lines, read once per document: columns
+        opens, numbered, and entry (the "n" of a "[n]" line)."""
+        key = (doc, "entry_openings")
+        if key not in self._cache:
+            opens, numbered = _entry_openings(lines)
+            entry = lines["text"].str.extract(REFERENCE_ENTRY, expand=False)
+            self._cache[key] = pd.DataFrame({"opens": opens, "numbered": numbered, "entry": entry})
+        return self._cache[key]
+
     def _link_target(self, ref: PendingReference, doc: str) -> tuple[int, float] | None:
         """(page, height) a citation's own link goes to (cross_ref_df, native_link), or None. Its
         anchor is "[11]", or a piece of "(Kryscinski et al., 2019; ...)" holding the name."""
-        xr = self.table(doc, "cross_ref_df")
-        if ref.origin is None or xr.empty:
+        if ref.origin is None:
             return None
-        near = xr[(xr["source"] == "native_link") & (xr["ref_type"] == "citation") & (xr["origin_page"] == ref.origin.page)
-                  & ((xr["origin_line"] - ref.origin.line).abs() <= 1)]
+        near = self._links_near(doc, ref.origin)
+        near = near[near["ref_type"] == "citation"] if not near.empty else near
         target = str(ref.ref_target)
         name = target.rpartition(" ")[0].casefold()
         for _, r in near.iterrows():
@@ -393,16 +403,21 @@ class Resolver:
                 return int(r["target_page"]), _num(r.get("target_y")) or 0.0
         return None
 
+    def _links_near(self, doc: str, origin: Origin) -> pd.DataFrame:
+        """The PDF's own links (cross_ref_df, native_link) drawn from the mention's line or the
+        lines either side of it."""
+        xr = self.table(doc, "cross_ref_df")
+        if xr.empty:
+            return xr
+        return xr[(xr["source"] == "native_link") & (xr["origin_page"] == origin.page)
+                  & ((xr["origin_line"] - origin.line).abs() <= 1)]
+
     def _native_link(self, ref: PendingReference, doc: str) -> Resolution | None:
         if ref.ref_type == RefType.citation:
             return None  # a citation's link is read with its reference list (_reference_list)
         if ref.origin is None or not norm_id(ref.ref_target) or norm_id(ref.ref_target) in _RELATIVE_TARGETS:
             return None
-        xr = self.table(doc, "cross_ref_df")
-        if xr.empty:
-            return None
-        near = xr[(xr["source"] == "native_link") & (xr["origin_page"] == ref.origin.page)
-                  & ((xr["origin_line"] - ref.origin.line).abs() <= 1)]
+        near = self._links_near(doc, ref.origin)
         if near.empty:
             return None
         target = norm_id(ref.ref_target)

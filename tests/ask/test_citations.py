@@ -268,22 +268,21 @@ def test_every_linked_citation_resolves_by_the_list_alone_where_its_link_lands(p
     for doc in s.doc_ids():
         links = s.read_table("cross_ref_df", [doc])
         links = links[(links["source"] == "native_link") & (links["ref_type"] == "citation")]
+        linked = Resolver(s)  # reads where each mention's link lands
         resolver = Resolver(s)
         resolver._link_target = lambda ref, doc: None  # the reference list alone
         view = best_lines(s, doc, sorted(int(p) for p in links["origin_page"].unique()))
         for _, line in view.iterrows():
             for ref, _, _ in find_citations(str(line["text"])):
-                name = "" if ref.ref_target.isdigit() else ref.ref_target.split()[0].lower()
-                near = links[(links["origin_page"] == line["page_num"]) & ((links["origin_line"] - line["line_num"]).abs() <= 1)]
-                link = [r for _, r in near.iterrows() if str(r["anchor_text"]).strip("[](),;. ") == ref.ref_target
-                        or (name and name in str(r["anchor_text"]).lower())]
-                if not link:
+                ref = ref.model_copy(update={"origin": Origin(page=int(line["page_num"]), line=int(line["line_num"])),
+                                             "doc_id": doc})
+                link = linked._link_target(ref, doc)
+                if link is None:
                     continue
-                res = resolver.resolve(ref.model_copy(update={
-                    "origin": Origin(page=int(line["page_num"]), line=int(line["line_num"])), "doc_id": doc}))
+                res = resolver.resolve(ref)
                 assert res.region is not None, (ref.raw_text, res.steps)
-                assert res.region.page_start == int(link[0]["target_page"]), ref.raw_text
-                assert abs(res.region.y_start - float(link[0]["target_y"])) <= 12, ref.raw_text
+                assert res.region.page_start == link[0], ref.raw_text
+                assert abs(res.region.y_start - link[1]) <= 12, ref.raw_text
                 checked += 1
     assert checked >= 90
 

@@ -9,6 +9,9 @@ describes: when that page points at a page the asked part matches (``follow_prem
 in the trace), it is read and its pointer followed first; if that does not give a complete
 answer, the question is answered as below from the pages it matches, and that answer replaces
 the first only if it got further (complete, or waiting on a pointer, where the first was partial).
+When the whole premise finds no such page, its sentences that report what the document says
+("Before we wipe ... SP 800-88 says one of its sections covers roles and responsibilities.")
+are tried alone (``follow_reported_pointer``); that answer stands only if it got further.
 Else, when a page ranked second to fourth points ahead at the best page ("... notionally
 illustrated in Appendix B" and Appendix B ranked first: ``enter_by_pointer``), that page is
 read and its pointer followed first, spending no loop; its answer stands if complete, or if
@@ -321,7 +324,7 @@ def answer(question: str, settings: Settings) -> AskResult:
             record["resolve_ms"] = round((time.perf_counter() - t_res) * 1000, 2)
 
     runner_up = RUNNER_UP_PAGES if ask.max_loops > 0 and not parsed.pointers else 0
-    lead, how = (_premise_pointer(store, parsed, doc_ids, resolver, attempted), "follow_premise_pointer") if runner_up else (None, "")
+    lead, how = _premise_pointer(store, parsed, doc_ids, resolver, attempted) if runner_up else (None, "")
     if lead is None and runner_up:
         lead, how = _entry_pointer(candidates, resolver, attempted, parsed, read, lines_of), "enter_by_pointer"
     if lead is not None:
@@ -348,7 +351,9 @@ def answer(question: str, settings: Settings) -> AskResult:
             attempted.clear()
             out, text, completeness, verdict, internal = run(passages, 0, runner_up)
             # no better from the pages the question matches: what the described part holds
-            # stands; a way in stands only where it got further than the pages matched best
+            # stands; a way in, or the page a reported sentence alone matches (the part it
+            # reports may be the target itself: "SP 800-63B says reauthentication has to be done
+            # as described in its section on reauthentication"), only where it got further
             if _RANK[completeness] < _RANK[led[2]] or (how == "follow_premise_pointer" and completeness == led[2]):
                 trace[how]["outcome"] += f" ({completeness.value}: the first answer stands)"
                 out, text, completeness, verdict, internal = led
@@ -450,25 +455,40 @@ def _named_pointers(text: str) -> list[PendingReference]:
 
 
 def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, attempted: set[tuple]):
-    """(the passages of the page the premise alone matches best, its pointer(s)) when that page
+    """((the passages of the page the premise describes, its pointer(s)), how) when that page
     mentions a part on one of the PREMISE_TARGETS pages the asked part alone matches best, and is
-    not itself the asked part's best page; None otherwise (no premise, or no such pointer)."""
+    not itself the asked part's best page; (None, "") otherwise (no premise, or no such pointer).
+    The page is the one the whole premise matches best (``follow_premise_pointer``), else the one
+    its sentences reporting what the document says match best (``follow_reported_pointer``)."""
     if not parsed.premise or not parsed.asked:
-        return None
+        return None, ""
     from docintel.questions import parse_question
+    from docintel.questions.parse import reported
     from docintel.retrieval import retrieve
 
-    premise_passages, _, _, _ = retrieve(store, parse_question(parsed.premise, _named_pointers), doc_ids, top_k=1)
     _, asked, _, _ = retrieve(store, parse_question(parsed.asked, _named_pointers), doc_ids, top_k=1)
-    if not premise_passages or not asked:
-        return None
+    if not asked:
+        return None, ""
     rank = {(c.doc_id, c.page_num): i for i, c in enumerate(asked[:PREMISE_TARGETS])}
-    first = premise_passages[0]
-    if rank.get((first.doc_id, first.page)) == 0:
-        return None  # the page the premise describes is where the asked part matches best too
-    read = {(p.doc_id, p.page) for p in premise_passages}  # with the page a cut sentence ends on
-    best = _best_mention(_mentions(premise_passages, resolver, attempted), rank, parsed, lambda ref, doc, n: (doc, n) not in read)
-    return (premise_passages, best) if best else None
+    # the page the whole premise matches best; then the one its sentences about the document
+    # match ("Before we wipe ... legal wants ... SP 800-88 says one of its sections covers roles
+    # and responsibilities."): the scene finds the answer's page, the report finds the pointer's
+    seen: set[tuple] = set()
+    for query, how in ((parsed.premise, "follow_premise_pointer"), (reported(parsed.premise), "follow_reported_pointer")):
+        premise_passages = retrieve(store, parse_question(query, _named_pointers), doc_ids, top_k=1)[0] if query else []
+        if not premise_passages:
+            continue
+        first = premise_passages[0]
+        if rank.get((first.doc_id, first.page)) == 0:
+            return None, ""  # the page the premise describes is where the asked part matches best too
+        if (first.doc_id, first.page) in seen:
+            continue
+        seen.add((first.doc_id, first.page))
+        read = {(p.doc_id, p.page) for p in premise_passages}  # with the page a cut sentence ends on
+        best = _best_mention(_mentions(premise_passages, resolver, attempted), rank, parsed, lambda ref, doc, n: (doc, n) not in read)
+        if best:
+            return (premise_passages, best), how
+    return None, ""
 
 
 PREMISE_PAGES = 3

@@ -65,14 +65,39 @@ def tokens(text: str) -> list[str]:
     return [re.sub(r"'s$", "", t.strip("'")).lower() for t in _TOKEN.findall(text.replace("’", "'"))]
 
 
+def _clauses(text: str) -> list[str]:
+    """The sentences and colon/semicolon clauses ``text`` is set out in."""
+    return [x for x in re.split(r"(?<=[.:;])\s+", text.strip()) if x]
+
+
 def split_premise(text: str) -> tuple[str, str]:
     """(premise, asked): a question that sets a scene first ("We get thousands of alerts a
     day. What can handlers do ...?", "Legacy 802.11 has weak integrity: what is ...?") split
     before its last sentence or clause; ("", text) when it is one sentence."""
-    parts = [x for x in re.split(r"(?<=[.:;])\s+", text.strip()) if x]
+    parts = _clauses(text)
     if len(parts) < 2 or not parts[-1].rstrip().endswith("?"):
         return "", text.strip()
     return " ".join(parts[:-1]), parts[-1]
+
+
+_REPORTED = re.compile(
+    r"(?i)\b(?:sp|fips|nist|csf|guide|guidelines?|instructions|table|section|appendix|chapter|part|document"
+    r"|publication|standard|overview|introduction|notes|list|log|errata|summary|figure|schedule|worksheet|page"
+    r"|discussion|recommendations|requirements)\b[^.;:?]*?"
+    r"\b(?:says?|said|tells?|told|states?|lists?|mentions?|refers?|referred|points?|sends?|sent|directs?"
+    r"|covers?|covered|describes?|described|defines?|defined|notes?|explains?|discuss(?:es)?"
+    r"|has\s+an?\s+(?:section|table|chapter|part|appendix|list))\b"
+)
+"""A sentence that reports what the document or one of its parts says ("The Tax Table says to
+check the line 41 instructions", "The legacy 802.11 guide has a section on threats and
+vulnerabilities"); not one where the user says what they do ("We tell subscribers to ...")."""
+
+
+def reported(premise: str) -> str:
+    """The sentences of ``premise`` that report what the document says ("Before we wipe a batch
+    of retired file servers, ... SP 800-88 says one of its sections covers roles and
+    responsibilities." -> its last sentence); "" when none does."""
+    return " ".join(s for s in _clauses(premise) if _REPORTED.search(s))
 
 
 _ASK_BREAK = re.compile(

@@ -221,6 +221,58 @@ def test_the_page_a_premise_describes_is_read_and_its_pointer_followed_first(pol
     assert not [c for c in out["citations"] if c["retrieved_via"] == "reference"]
 
 
+def test_the_page_a_premise_sentence_reports_is_read_when_the_whole_premise_finds_none(policy_store, monkeypatch):
+    """"Our tapes sit in a fireproof safe at the branch. The premium section says backup media is
+    kept only for set periods. How long are backup tapes kept?": the whole premise matches page 2
+    (the safe), which points nowhere; its sentence reporting what the policy says matches page 1,
+    whose "Schedule B" leads to the asked part's page. Page 1 is read and its pointer followed
+    (trace ``follow_reported_pointer``). A sentence where the user says what they do ("We tell
+    staff ...") reports nothing of the document and is not tried."""
+    import json
+
+    import docintel.retrieval as retrieval
+    from docintel.schemas.answers import RetrievedVia
+    from docintel.schemas.generation import Passage, PassageLine
+
+    doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+
+    def page(n: int, lines: list[str]) -> Passage:
+        return Passage(passage_id="P1", doc_id=doc_id, doc="policy.pdf", page=n, page_label=str(n), line_start=1,
+                       line_end=len(lines), parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
+                       lines=[PassageLine(line_num=i + 1, text=t) for i, t in enumerate(lines)])
+
+    pages = {1: page(1, ["The annual premium is payable in four equal instalments.",
+                         "Backup media is kept only for the periods set out in Schedule B."]),
+             2: page(2, ["Tapes are stored in a fireproof safe at each branch."]),
+             3: page(3, ["Schedule B - Retention Periods", "Backup tapes are kept for 35 days."])}
+    scene = "Our tapes sit in a fireproof safe at the branch."
+
+    def run(report: str, tmp: str):
+        def retrieve(store, parsed, doc_ids, top_k=1, loaded=None):
+            best = 1 if parsed.text == report else 2 if parsed.text.startswith(scene) and not parsed.text.endswith("?") else 3
+            ranked = [best] + [n for n in (3, 2, 1) if n != best]
+            cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
+                                         line_start=1, line_end=1) for i, n in enumerate(ranked)]
+            return [pages[best]], cands, {}, []
+
+        monkeypatch.setattr(retrieval, "retrieve", retrieve)
+        monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1, asked="": [])
+        trace = policy_store.parent / tmp
+        out = ask(policy_store, f"{scene} {report} How long are backup tapes kept?", ask__trace=trace)
+        return out, json.loads(trace.read_text())
+
+    out, trace = run("The premium section says backup media is kept only for set periods.", "reported.json")
+    assert trace["follow_reported_pointer"]["pointer"] == "Schedule B" and "follow_premise_pointer" not in trace
+    assert "35 days" in out["answer"] and out["answer_completeness"] == "complete"
+    assert out["citations"][0]["page"] == 1 and out["citations"][0]["retrieved_via"] == "primary"
+    ref = [c for c in out["citations"] if c["retrieved_via"] == "reference"]
+    assert ref and ref[0]["page"] == 3 and ref[0]["referenced_from"] == {"page": 1, "line": 2}
+
+    out, trace = run("We tell staff that backup media is kept only for set periods.", "ours.json")
+    assert "follow_reported_pointer" not in trace and "35 days" in out["answer"]
+    assert {c["page"] for c in out["citations"]} == {3}
+
+
 def test_a_name_the_document_never_mentions_is_not_answered_complete(policy_store):
     """The policy keeps backup tapes 35 days; it says nothing about a Frankfurt office."""
     out = ask(policy_store, "Our office in Frankfurt runs its own backups. How long are backup tapes kept there?")

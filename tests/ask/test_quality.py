@@ -1184,6 +1184,19 @@ def test_a_question_is_read_for_what_is_asked_not_for_the_premise():
     assert _asked_weights(w, parse_question("What can handlers do with thousands of alerts?")) == w  # no premise
 
 
+def test_a_premise_sentence_that_reports_the_document_is_told_from_the_scene():
+    from docintel.questions.parse import reported
+
+    assert reported("Before we wipe a batch of retired file servers, legal wants to be sure we don't destroy "
+                    "records we're required to keep. SP 800-88 says one of its sections covers roles and "
+                    "responsibilities.") == "SP 800-88 says one of its sections covers roles and responsibilities."
+    assert reported("The Tax Table says to check the line 41 instructions to see whether I can use it.")
+    assert reported("The legacy 802.11 guide has a section on threats and vulnerabilities.")
+    # the user says what they do, or names no part of the document: nothing is reported
+    assert reported("We tell subscribers to keep a spare authenticator of each factor.") == ""
+    assert reported("Our help desk says users keep getting locked out.") == ""
+
+
 def test_the_shape_of_the_answer_comes_from_the_asked_sentence():
     from docintel.questions.parse import parse_question
     from docintel.schemas.questions import AnswerShape

@@ -954,6 +954,29 @@ def test_a_bound_named_in_the_premise_is_not_asked_for():
     assert out.answer_completeness == Completeness.complete and "states no bound" not in out.answer
 
 
+def test_a_sentence_stating_the_kind_of_value_asked_answers_in_its_own_words():
+    """SP 800-64 p41: "how often does each control need to be looked at, at a minimum?" is
+    answered by "... all controls are covered at least once between each accreditation
+    decision": "at least once" states the bound and the frequency asked, so "minimum" is held
+    and the sentence answers; "need to" is a modal, not a topic word the answer must repeat."""
+    p = _passage([
+        "Look at a monitoring cycle that will coincide with the system certification life span.",
+        "Agencies should look at continuous monitoring of security controls as part of the life cycle.",
+        "Realizing that it is neither feasible nor cost-effective to monitor all of the security controls on a",
+        "continuous basis, agencies should establish a schedule so that all controls are covered at least once",
+        "between each accreditation decision.",
+    ], page=41, page_label="35")
+    weights = {"control": 1.0, "need": 1.5, "look": 2.0, "minimum": 2.0, "monitor": 0.5}
+    out = _generate("How often does each control need to be looked at, at a minimum?", [p], weights)
+    assert out.answer_completeness == Completeness.complete, out.answer
+    assert "all controls are covered at least once between each accreditation decision" in out.answer
+    assert "does not mention" not in out.answer and "states no" not in out.answer
+    # without a value of the kind asked, the same question is not answered complete
+    q = _passage(["Agencies should look at continuous monitoring of security controls as part of the life cycle."])
+    assert _generate("How often does each control need to be looked at, at a minimum?", [q], weights).answer_completeness \
+        != Completeness.complete
+
+
 def test_a_sentence_is_quoted_once():
     from docintel.generation.extractive import _quoted_once
 

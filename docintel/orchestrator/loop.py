@@ -473,9 +473,12 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     # the page the whole premise matches best; then the one its sentences about the document
     # match ("Before we wipe ... legal wants ... SP 800-88 says one of its sections covers roles
     # and responsibilities."): the scene finds the answer's page, the report finds the pointer's
+    report = reported(parsed.premise)
+    queries = [(parsed.premise, "follow_premise_pointer")] + ([(report, "follow_reported_pointer")]
+                                                              if report and report != parsed.premise else [])
     seen: set[tuple] = set()
-    for query, how in ((parsed.premise, "follow_premise_pointer"), (reported(parsed.premise), "follow_reported_pointer")):
-        premise_passages = retrieve(store, parse_question(query, _named_pointers), doc_ids, top_k=1)[0] if query else []
+    for query, how in queries:
+        premise_passages = retrieve(store, parse_question(query, _named_pointers), doc_ids, top_k=1)[0]
         if not premise_passages:
             continue
         first = premise_passages[0]

@@ -74,6 +74,7 @@ test: install
 	$(BIN)/docintel eval corpora/golden/heldout15/*.yaml --junit out/heldout15-junit.xml
 	$(BIN)/docintel eval corpora/golden/heldout16/*.yaml --junit out/heldout16-junit.xml
 	$(BIN)/docintel eval corpora/golden/heldout17/*.yaml --junit out/heldout17-junit.xml
+	$(BIN)/docintel eval corpora/golden/sentinels/*.yaml --junit out/sentinels-junit.xml
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow"
@@ -89,4 +90,4 @@ clean:
 		corpora/golden/heldout3/.docintel-eval corpora/golden/heldout4/.docintel-eval corpora/golden/heldout5/.docintel-eval \
 		corpora/golden/heldout6/.docintel-eval corpora/golden/heldout7/.docintel-eval corpora/golden/heldout8/.docintel-eval \
 		corpora/golden/heldout9/.docintel-eval corpora/golden/heldout10/.docintel-eval corpora/golden/heldout11/.docintel-eval corpora/golden/heldout12/.docintel-eval corpora/golden/heldout13/.docintel-eval corpora/golden/heldout14/.docintel-eval corpora/golden/heldout15/.docintel-eval corpora/golden/heldout16/.docintel-eval \
-		corpora/golden/heldout17/.docintel-eval
+		corpora/golden/heldout17/.docintel-eval corpora/golden/sentinels/.docintel-eval

@@ -120,13 +120,19 @@ _KIND_WORDS = {kind: frozenset(_stem(w) for w in words.split()) for kind, words 
 sentence stating such a value holds them, whatever words it states it in."""
 
 
+@lru_cache(maxsize=64)
+def _kinds_asked(asked: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """(what evidence must hold, the kind's name) of each kind of value ``asked`` (lower case)
+    asks for: read once per ask, not once per sentence scored."""
+    return tuple((want, what) for rx, want, what in _ASKED_KIND if rx.search(asked))
+
+
 def _kind_stems(asked: str, text: str) -> set[str]:
     """The stems naming each kind of value ``asked`` asks for that ``text`` states one of ("at
     least once" answers "at a minimum": {"minimum", "least", ...}). A score bonus for such a
     sentence besides was measured: one answer check fewer on a blind set, one more
     complete-and-wrong read question."""
-    return set().union(*(_KIND_WORDS.get(what, ()) for rx, want, what in _ASKED_KIND
-                         if rx.search(asked) and want.search(text)))
+    return set().union(*(_KIND_WORDS.get(what, ()) for want, what in _kinds_asked(asked) if want.search(text)))
 _HOW_MANY_UNIT = re.compile(r"\bhow\s+many\s+(second|minute|hour|day|week|month|year|character|digit|attempt)s?\b")
 """A count asked in a unit: the answer states a number of that unit."""
 _PROVENANCE = re.compile(r"\((?:page|pages)\s[^)]*\)")
@@ -1229,8 +1235,8 @@ class ExtractiveGenerator:
         unknown = unknown_names(request.parsed)
         if unknown:
             gaps.append("comes from a document that never mentions " + ", ".join(repr(k) for k in unknown))
-        for rx, want, what in _ASKED_KIND:
-            if rx.search(q) and not want.search(bare):
+        for want, what in _kinds_asked(q):
+            if not want.search(bare):
                 gaps.append(f"states no {what}")
         unit = _HOW_MANY_UNIT.search(q)
         if unit and not re.search(rf"(?i)\b(?:\d[\d,.]*|{_NUMBER_WORD})\s*(?:[\w\-]+\s+){{0,2}}?{unit.group(1)}s?\b", bare):

@@ -355,8 +355,7 @@ class Resolver:
         openings = self._entry_openings(doc, lines)
         opens, numbered = openings["opens"], openings["numbered"]
         if target.isdigit():
-            per_page = numbered.groupby(lines["page_num"]).transform("sum")
-            hits = list(lines.index[(per_page >= MIN_LIST_ENTRIES) & (openings["entry"] == target)])
+            hits = list(lines.index[openings["listed"] & (openings["entry"] == target)])
         else:
             name, _, year = target.rpartition(" ")
             heads = lines.index[lines["text"].str.strip().str.fullmatch(r"(?i)(?:\d+\.?\s*)?(?:references|bibliography|works cited|literature cited)")]
@@ -380,12 +379,14 @@ class Resolver:
 
     def _entry_openings(self, doc: str, lines: pd.DataFrame) -> pd.DataFrame:
         """:func:`_entry_openings` of the document's lines, read once per document: columns
-        opens, numbered, and entry (the "n" of a "[n]" line)."""
+        opens, numbered, entry (the "n" of a "[n]" line) and listed (a "[n]" line on a page that
+        opens at least MIN_LIST_ENTRIES of them: the list, not a table row that cites it)."""
         key = (doc, "entry_openings")
         if key not in self._cache:
             opens, numbered = _entry_openings(lines)
             entry = lines["text"].str.extract(REFERENCE_ENTRY, expand=False)
-            self._cache[key] = pd.DataFrame({"opens": opens, "numbered": numbered, "entry": entry})
+            listed = numbered & (numbered.groupby(lines["page_num"]).transform("sum") >= MIN_LIST_ENTRIES)
+            self._cache[key] = pd.DataFrame({"opens": opens, "numbered": numbered, "entry": entry, "listed": listed})
         return self._cache[key]
 
     def _link_target(self, ref: PendingReference, doc: str) -> tuple[int, float] | None:

@@ -278,11 +278,30 @@ class Resolver:
         bbox = row.get("bbox")
         y0 = float(bbox[1]) if bbox is not None and len(bbox) == 4 else None
         y1 = float(bbox[3]) if bbox is not None and len(bbox) == 4 else None
-        region = self._region(ref, doc, page_start=page, page_end=page, y_start=y0, y_end=y1,
-                              object_key=row.get("object_key") or f"{ref.ref_type.value}:{row['object_id']}",
+        key = row.get("object_key") or f"{ref.ref_type.value}:{row['object_id']}"
+        end = self._continued_to(doc, key, page) if ref.ref_type == RefType.table else page
+        region = self._region(ref, doc, page_start=page, page_end=end, y_start=y0, y_end=y1,
+                              object_key=key,
                               line_start=_int(row.get("line_start")), line_end=_int(row.get("line_end")),
                               title=row.get("caption") if isinstance(row.get("caption"), str) else None)
         return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved), region=region)
+
+    def _continued_to(self, doc: str, key: str, page: int) -> int:
+        """The last page a table captioned on ``page`` runs to: the pages right after it that hold
+        rows of the same table (the tables escalation keys a continued table's rows, under the
+        running header "Table 8-1 Authenticator Threats" on page 51 and on to page 54, with its
+        caption's key)."""
+        cache = (doc, "table_pages")
+        if cache not in self._cache:
+            rows = self.store.read_table("line_df", [doc], columns=["page_num", "kind", "object_key"])
+            rows = rows[rows["kind"].eq("table_row") & rows["object_key"].notna()] if not rows.empty else rows
+            self._cache[cache] = rows.groupby("object_key")["page_num"].agg(lambda p: sorted(set(int(x) for x in p))).to_dict() \
+                if not rows.empty else {}  # type: ignore[assignment]
+        pages = set(self._cache[cache].get(key, []))  # type: ignore[union-attr]
+        end = page
+        while end + 1 in pages:
+            end += 1
+        return end
 
     def _nearby_object(self, ref: PendingReference, doc: str) -> Resolution | None:
         """"the chart below" / "the table above" / "the chart on this page": the first table or

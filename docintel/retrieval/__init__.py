@@ -304,8 +304,8 @@ def fetch_target(
     store: Store, region: TargetRegion, passage_id: str,
     next_section: tuple[int, float] | tuple[int, float, int] | None = None, parsed: ParsedQuestion | None = None,
 ) -> list[Passage]:
-    """The lines ``region`` designates, as reference passages (one per page; a section may run
-    over several pages) tagged with their provenance. A section longer than MAX_SECTION_PAGES
+    """The lines ``region`` designates, as reference passages (one per page; a section or a table
+    may run over several pages) tagged with their provenance. A part longer than MAX_SECTION_PAGES
     is read on its first page and, given the question (``parsed``, with its weights), on the
     later pages that match it best ("Section 2" of SP 800-61 runs 18 pages; law enforcement is
     on its fifteenth); without it, on the pages that follow."""
@@ -359,14 +359,19 @@ def _fetch(
     if region.ref_type in (RefType.table,) and not lines.empty:
         page = lines[lines["page_num"] == region.page_start]
         table, how = table_lines(page, region)
+        later = _continued_rows(lines, region)
         if region.sub_selector:
             if how == "table_rows":
                 hit, first = selected_rows(table, region.sub_selector)
+                if not later.empty and (hit.empty or region.sub_selector == "last"):
+                    # the row (or "the bottom line") may be on a page the table runs on to
+                    more = selected_rows(later, region.sub_selector)[0]
+                    hit = hit if more.empty else hit.iloc[0:0]
                 plines = [p.model_copy(update={"kind": "header"}) for p in to_passage_lines(header_rows(table))]
                 plines += to_passage_lines(hit)
                 if not first.empty:
                     plines += [p.model_copy(update={"kind": "table_row", "row_key": "first row"}) for p in to_passage_lines(first)]
-                if hit.empty:
+                if hit.empty and (more is None or more.empty):
                     note_bits.append(f"row ({region.sub_selector}) not found among the table's rows")
             else:
                 header, rows, note = rebuild_row(table, region.sub_selector)
@@ -383,6 +388,10 @@ def _fetch(
             plines = to_passage_lines(cap) + plines
         if not plines:
             plines = to_passage_lines(page)
+        if not region.sub_selector and not later.empty:
+            more = later
+        if more is not None and not more.empty:
+            note_bits.append(f"the table runs to page {int(more['page_num'].max())}")
     elif region.ref_type in (RefType.section, RefType.appendix, RefType.annex, RefType.schedule,
                              RefType.exhibit, RefType.clause, RefType.page) and not lines.empty:
         sel = section_lines(lines, region, next_section) if region.ref_type != RefType.page else lines
@@ -420,6 +429,16 @@ def _fetch(
         referenced_from=origin, reference_text=region.raw_text, ref_type=region.ref_type,
         sub_selector=region.sub_selector, note=note, lines=plines,
     ), more
+
+
+def _continued_rows(lines: pd.DataFrame, region: TargetRegion) -> pd.DataFrame:
+    """A table's rows on the pages after its caption's that it runs on to (the region's later
+    pages): the rows escalation keyed with the table's key, or a further grid region of it."""
+    if region.page_end <= region.page_start or not region.object_key or "object_key" not in lines:
+        return lines.iloc[0:0]
+    keys = lines["object_key"].fillna("").astype(str)
+    own = keys.eq(region.object_key) | keys.str.startswith(region.object_key + ".")
+    return lines[own & lines["kind"].eq("table_row") & (lines["page_num"] > region.page_start)].sort_values(["page_num", "line_num"])
 
 
 TEXT_UNDER_LINES = 8

@@ -148,3 +148,29 @@ def test_a_mention_on_a_page_read_in_reading_order_is_placed_by_that_parse(tmp_p
     assert res.region is not None and res.region.object_key == "table:1"
     res = Resolver(s).resolve(pointer("see the table above", 1, 2, "d1"))  # reading_order line 2: y 10
     assert res.region is None
+
+
+def test_a_table_that_runs_on_to_later_pages_is_read_there_too(tmp_path, shared_corpora):
+    """SP 800-63B's Table 8-1 (Authenticator Threats) is captioned on page 51 and runs to page 54;
+    its side-channel row, with the differential power analysis example, is on page 53. Ingest
+    flags the later pages as the table continued and escalation keys their rows with the
+    caption's table: "the threats described in Table 8-1" (page 56) is read on all its pages, not
+    only where the caption is."""
+    from docintel import api
+    from docintel.settings import Settings
+
+    settings = Settings.load(env={}, store=tmp_path / "store", quiet=True)
+    api.ingest([shared_corpora / "crossref" / "NIST.SP.800-63b.pdf"], settings)
+    api.escalate(settings, pages=[51, 52, 53, 54])
+    s = Store(tmp_path / "store")
+    doc = s.doc_ids()[0]
+    res = Resolver(s).resolve(pointer("may be applied to mitigate the threats described in Table 8-1:", 56, 67, doc))
+    assert res.resolved.source == "object_registry" and (res.region.page_start, res.region.page_end) == (51, 54)
+    parts = fetch_target(s, res.region, "R1", res.next_section)
+    assert [p.page for p in parts] == [51, 52, 53]  # without the question: the pages that follow
+    assert "differential power analysis" in parts[2].text and "continued on page 53" in parts[2].note
+    assert all(ln.kind == "table_row" for p in parts[1:] for ln in p.lines)
+    # its bottom line is the last row on its last page, not on the caption's
+    res = Resolver(s).resolve(pointer("see the bottom line of Table 8-1", 56, 67, doc))
+    first, *more = fetch_target(s, res.region, "R1", res.next_section)
+    assert "Theft" not in first.text and [p.page for p in more] == [54] and more[0].text.startswith("Endpoint Compromise")

@@ -54,8 +54,24 @@ _VERB_ENDINGS = frozenset({"ing", "ings", "ed"})
 
 def held(have: set[str], weights: dict[str, float]) -> float:
     """The question weight (stem -> weight) the stems ``have`` hold: the numerator of every
-    coverage and sentence score."""
-    return sum(w for s, w in weights.items() if s in have)
+    coverage and sentence score. A hyphenated word counts as held by its parts (:func:`holds`)."""
+    return sum(w for s, w in weights.items() if s in have or ("-" in s and holds(have, s)))
+
+
+def holds(have: set[str], s: str) -> bool:
+    """Whether the stems ``have`` hold stem ``s``. A hyphenated word of the question is held by
+    its parts written apart too ("side-channel attacks" by SP 800-63B's "Side Channel Attack",
+    "net-basis" by "net basis"); its parts written with the hyphen are held already
+    (:func:`stems` gives a hyphenated word's parts)."""
+    if s in have:
+        return True
+    parts = _hyphen_parts(s)
+    return bool(parts) and all(p in have for p in parts)
+
+
+@lru_cache(maxsize=4096)
+def _hyphen_parts(s: str) -> tuple[str, ...]:
+    return tuple(stem(p) for p in s.split("-") if p) if "-" in s else ()
 
 
 def folded(text: str) -> str:

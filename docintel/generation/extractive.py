@@ -40,6 +40,7 @@ from docintel.schemas.questions import AnswerShape, ParsedQuestion
 from docintel.text import BULLET, NUMBERED_HEADING, REFERENCE_ENTRY, join_lines, row_text, split_sentences
 from docintel.text import stem as _stem
 from docintel.text import held as _held
+from docintel.text import holds as _holds
 from docintel.text import NUMBER, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
 from docintel.text import folded, names_column, superlative
@@ -1219,7 +1220,7 @@ class ExtractiveGenerator:
         gaps = []
         toks = tokens_of(request.question)
         missing = [k for st, k in (self._focus_terms(weights, request, have) if topic else {}).items()
-                   if st not in have and k.lower() not in low and not _acronym_in(k, toks, evidence)
+                   if not _holds(have, st) and k.lower() not in low and not _acronym_in(k, toks, evidence)
                    and not _spelled_out(k, request.question, evidence)]
         # each aspect asked side by side ("from human resources, ..., and from facilities")
         # must be answered by one of its words

@@ -69,6 +69,18 @@ def test_the_number_of_a_document_named_in_the_question_is_not_asked_for():
     assert not out.answer.startswith("Not found") and "records management officer" in out.answer
 
 
+def test_a_hyphenated_word_of_the_question_is_held_by_its_parts_written_apart():
+    """SP 800-63B's Table 8-1 names the threat "Side Channel Attack"; the question writes
+    "side-channel". The row holds the question's word, in its score and in the gap check."""
+    p = _passage(["Side Channel Attack: Description The authenticator secret is exposed using physical",
+                  "characteristics of the authenticator. Example A key is extracted by differential power",
+                  "analysis on a hardware cryptographic authenticator."])
+    out = _generate("Which side-channel attacks on an authenticator are there?", [p],
+                    {"side-channel": 1.5, "attacks": 0.4, "authenticator": 0.3})
+    assert "Side Channel Attack" in out.answer and "does not mention 'side-channel'" not in out.answer
+    assert out.answer_completeness == Completeness.complete
+
+
 def test_evidence_holding_the_topic_word_is_complete():
     p = _passage(["The difference between Clear and Purge is that Purge renders recovery",
                   "of the data infeasible using state of the art laboratory techniques."])

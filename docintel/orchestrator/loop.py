@@ -174,7 +174,11 @@ def answer(question: str, settings: Settings) -> AskResult:
             step: dict[str, Any] = {"pointer": ref.raw_text, "origin": ref.origin.model_dump() if ref.origin else None,
                                     "steps": res.steps, "status": res.resolved.status.value,
                                     "source": res.resolved.source, "target_page": res.resolved.target_page}
-            if res.region is not None:
+            if res.region is not None and _holds_origin(res.region, res.next_section, ref.origin):
+                # "use the worksheet on this page to figure the amount to enter on line 39", inside
+                # line 39's own part: the reader is there already
+                step["fetched"] = "nothing: the target is the part the pointer is written in"
+            elif res.region is not None:
                 fetched = fetch_target(store, res.region, f"R{len(ref_passages) + 1}", res.next_section, parsed)
                 if ref.origin is None:
                     fetched = [p.model_copy(update={"note": (p.note or "").replace("in the question", "named in the question")})
@@ -378,6 +382,17 @@ def answer(question: str, settings: Settings) -> AskResult:
     return _finish(result, trace, clock, ask.trace)
 
 
+def _holds_origin(region: Any, next_section: Any, origin: Any) -> bool:
+    """Whether a part cut by line (a form line's instructions, a heading's part) holds the line
+    its pointer is written on."""
+    if origin is None or not region.by_line or region.line_start is None:
+        return False
+    after_start = (origin.page, origin.line) >= (region.page_start, region.line_start)
+    if next_section is not None and len(next_section) == 3:
+        return after_start and (origin.page, origin.line) < (next_section[0], next_section[2])
+    return after_start and origin.page <= region.page_end
+
+
 def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: list[Citation] | None = None):
     """(mention, target region, its sentence, its span) of each internal mention in the passages'
     running text (only in the lines ``cited``, when given; "... as described in Section" / "7.2."
@@ -405,8 +420,9 @@ def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver:
         ref = m.ref.model_copy(update={"doc_id": doc_id, "origin": Origin(page=page, line=line)})
         if is_external(ref) or _key(ref) in attempted:
             continue
-        region = resolver.resolve(ref, doc_id).region
-        if region is not None:
+        res = resolver.resolve(ref, doc_id)
+        region = res.region
+        if region is not None and not _holds_origin(region, res.next_section, ref.origin):
             yield ref, region, sentence_at(text, m.start, m.end), (doc_id, page, m.start)
 
 

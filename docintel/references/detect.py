@@ -87,6 +87,39 @@ _OF_FORM = re.compile(r"\s+of\s+(?:the\s+)?(?:Form|Schedule)\s+[A-Z0-9][\w\-]*")
 document than the instructions that say it."""
 
 
+FORM_LINE_ID = r"\d{1,3}[a-z]?"
+"""A form line's number: "55", "16a"."""
+FORM_LINE_TARGET = re.compile(rf"(?i)line ({FORM_LINE_ID})")
+"""The target detection writes for a form line's instructions: "line 55", "line 16a"."""
+_FORM_LINE_ID = rf"{FORM_LINE_ID}(?![\w.\-]\d)"
+_FORM_LINE = re.compile(
+    rf"(?i)\binstructions\s+for\s+(?:the\s+)?(?P<word>lines?)\s+(?P<id>{_FORM_LINE_ID})"
+    rf"(?P<more>(?:\s*(?:,|,?\s*and|,?\s*or|through)\s*{_FORM_LINE_ID})*)"
+    r"(?P<where>\s*,?\s*(?:(?:that\s+|which\s+)?begins?\s+|beginning\s+|starting\s+)?on\s+(?:this\s+page|page\s+\d{1,3}))?"
+)
+"""A form line's instructions: "see the instructions for line 55 on page 22", "described in the
+instructions for line 39". Tax and benefit form instructions are cut by line ("Line
+55\u2014Additional tax on IRAs ..."), and say which line's part they mean, with or without the
+page it begins on. Its target is "line 55". Like a bare page mention ("on page 22"), it is a
+mention the loop may follow by its own choice (the premise's page, the way in, a linked or the
+closest mention), not a pointer the generator flags: flagged, it was followed from a
+worksheet's "(see the instructions for line 34 on this page)" and back to a definition, and two
+golden answers got worse. A question's "the line 47 instructions tell me ..." is not read as
+one: it says where the premise was read, which retrieval finds by its words (as a pointer named
+in the question, that part was read as a reference and the worksheet it sends to was lost)."""
+
+_ON_PAGE = re.compile(r"(?i)\bon\s+(?:(?P<this>this\s+page)|page\s+(?P<page>\d{1,3}))\s*$")
+
+
+def form_line_page(raw_text: str, origin_page: int | None = None) -> int | None:
+    """The page a form line's instructions begin on, as its pointer says ("... for line 55 on
+    page 22": 22; "... on this page": ``origin_page``); None when it does not say."""
+    m = _ON_PAGE.search(raw_text)
+    if not m:
+        return None
+    return origin_page if m.group("this") else int(m.group("page"))
+
+
 _SPECIFICALLY = re.compile(r"(?i)(?:specifically|in\s+particular|particularly|especially|namely)\s*[,:\u2014\u2013-]?\s*(?:in\s+|see\s+)?$")
 
 
@@ -244,6 +277,16 @@ def find_mentions(text: str) -> list[Mention]:
             lead = text[start:m.start()] if start < m.start() and len(ids) == 1 else ""
             ref = PendingReference(raw_text=f"{lead}paragraph {ident}", ref_type=RefType.section, ref_target=ident)
             found.append(Mention(ref, start, m.end(), True))
+    for m in _FORM_LINE.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        if _OF_FORM.match(text, m.end()):
+            continue  # "the instructions for line 7 of Form 1116": another form's
+        taken.append((m.start(), m.end()))
+        # "the instructions for lines 16a and 16b": one part, headed "Lines 16a and 16b\u2014IRA ..."
+        ref = PendingReference(raw_text=m.group(0).strip().rstrip(".,;"), ref_type=RefType.section,
+                               ref_target=f"line {m.group('id').lower()}")
+        found.append(Mention(ref, m.start(), m.end(), False))  # see _FORM_LINE: never flagged
     for m in _NAMED.finditer(text):
         title = _named_title(m.group("title"))
         start = m.start("title") + m.group("title").rfind(title) if title else m.start()

@@ -16,7 +16,14 @@ from typing import Any
 
 import pandas as pd
 
-from docintel.references.detect import DESIGNATOR, find_citations, is_designator
+from docintel.references.detect import (
+    DESIGNATOR,
+    FORM_LINE_ID,
+    FORM_LINE_TARGET,
+    find_citations,
+    form_line_page,
+    is_designator,
+)
 from docintel.schemas.answers import (
     Origin,
     PendingReference,
@@ -43,6 +50,15 @@ HANGING_INDENT = (4.0, 30.0)
 """How far (points) the second line of an entry by author sits right of its first."""
 MAX_ENTRY_LINES = 10
 """Lines read of one reference-list entry (an entry with a long author list runs to four or five)."""
+MAX_FORM_LINE_PAGES = 2
+"""Pages past its heading a form line's instructions may run before a heading ends them."""
+_FORM_LINE_HEAD = re.compile(
+    rf"^Lines?\s+(?P<ids>{FORM_LINE_ID}(?:\s*(?:,|,?\s*and|,?\s*or|(?i:through)|-|\u2013)\s*{FORM_LINE_ID})*)"
+    r"(?:,\s*column\s*\(\w{1,2}\))?\s*(?:[\u2014\u2013:]|\.(?:\s|$)|$)"
+)
+"""A line of a form's instructions heading its part: "Line 55\u2014Additional tax on IRAs,",
+"Lines 16a and 16b\u2014IRA", "Lines 72a through 72d\u2014Direct", "Line 72b. The routing number
+must", "Line 7c, column (2). You must", or "Line 17" on a line of its own."""
 _RELATIVE_TARGETS = ("previous", "next", "here")
 """Targets of a part named by where it sits from the mention ("the chart below": next)."""
 
@@ -116,6 +132,8 @@ class Resolver:
             ("heading_text", self._heading_text),
             ("page_label", self._page_label),
         ]
+        if ref.ref_type == RefType.section and FORM_LINE_TARGET.fullmatch(str(ref.ref_target or "")):
+            rungs.insert(0, ("form_line", self._form_line))  # "the instructions for line 55": its heading first
         if self.llm_guess is not None:
             rungs.append(("llm", self._llm))
         for name, rung in rungs:
@@ -531,6 +549,71 @@ class Resolver:
         return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved),
                           region=region, next_section=nxt)
 
+    def _form_line(self, ref: PendingReference, doc: str) -> Resolution | None:
+        """A form line's instructions ("the instructions for line 55 on page 22"): from the heading
+        that opens them ("Line 55\u2014Additional tax on IRAs,", "Lines 16a and 16b\u2014IRA ...",
+        "Line 17" in a schedule's part) to the next line's heading or a larger heading.
+        Of several headings for that line (the form's line 8 and Schedule A's), the one on the
+        page the pointer names, else the one nearest the mention, else the first. A line id
+        without a letter ("line 17") finds "Lines 17a and 17b" when no heading has it as is.
+        Without a heading, the page the pointer names, read whole; else a miss."""
+        target = FORM_LINE_TARGET.fullmatch(str(ref.ref_target or ""))
+        if ref.ref_type != RefType.section or target is None:
+            return None
+        origin = ref.origin
+        hint = form_line_page(ref.raw_text, origin.page if origin else None)
+        lines = self._doc_lines(doc)
+        heads = self._form_line_heads(doc, lines)
+        want = _line_key(target.group(1))
+        hits = [i for i, keys in heads.items() if any(lo <= want <= hi for lo, hi in keys)]
+        if not hits:
+            hits = [i for i, keys in heads.items() if any(lo[0] == want[0] and not want[1] for lo, _ in keys)]
+        if origin is not None:
+            hits = [i for i in hits if (int(lines.at[i, "page_num"]), int(lines.at[i, "line_num"])) != (origin.page, origin.line)]
+        if hint is not None:
+            hits = [i for i in hits if int(lines.at[i, "page_num"]) == hint]
+            if not hits:
+                return self._page_label(ref.model_copy(update={"ref_type": RefType.page, "ref_target": str(hint)}), doc)
+        elif origin is not None and hits:
+            hits.sort(key=lambda i: abs(int(lines.at[i, "page_num"]) - origin.page))
+        if not hits:
+            return None
+        at = lines.index.get_loc(hits[0])
+        keys = heads[hits[0]]
+        # its own bold subheadings ("Qualifying child for child tax credit.") go on; a larger
+        # heading ("Other Taxes", not a caution sign's "!") ends it
+        text, bold, pages = lines["text"].tolist(), lines["bold"].tolist(), lines["page_num"].tolist()
+        size = lines["font_size"].astype(float).fillna(0.0).tolist()
+        end = next((j for j in range(at + 1, len(lines))
+                    if pages[j] > pages[at] + MAX_FORM_LINE_PAGES
+                    or (lines.index[j] in heads and heads[lines.index[j]] != keys)
+                    or (bold[j] and size[j] > size[at] + 1.0 and _alone_heading(text[j]) and is_title(text[j]))), None)
+        start = lines.iloc[at]
+        page = int(start["page_num"])
+        nxt = None
+        if end is not None:
+            stop = lines.iloc[end]
+            nxt = (int(stop["page_num"]), float(stop["y0"]), int(stop["line_num"]))
+        region = self._region(ref, doc, page_start=page, page_end=max(page, nxt[0]) if nxt else page,
+                              y_start=float(start["y0"]), line_start=int(start["line_num"]), title=str(start["text"]),
+                              by_line=True)
+        return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved),
+                          region=region, next_section=nxt)
+
+    def _form_line_heads(self, doc: str, lines: pd.DataFrame) -> dict[Any, list[tuple[tuple[int, str], tuple[int, str]]]]:
+        """The document's form-line headings, read once: line index -> the (first, last) line
+        keys each covers ("Lines 72a through 72d": [((72, "a"), (72, "d"))])."""
+        key = (doc, "form_line_heads")
+        if key not in self._cache:
+            heads: dict[Any, list[tuple[tuple[int, str], tuple[int, str]]]] = {}
+            if not lines.empty:
+                for i, t in lines["text"][lines["text"].str.match(r"Lines?\s+\d")].items():
+                    m = _FORM_LINE_HEAD.match(t)
+                    if m:
+                        heads[i] = _line_ranges(m.group("ids"))
+            self._cache[key] = heads  # type: ignore[assignment]
+        return self._cache[key]  # type: ignore[return-value]
+
     def _page_label(self, ref: PendingReference, doc: str) -> Resolution | None:
         if ref.ref_type != RefType.page or not ref.ref_target:
             return None
@@ -659,6 +742,24 @@ def _titled_span(lines: pd.DataFrame, title: str) -> tuple[int, int | None] | No
     end = next((i for i in range(start + 1, len(text))
                 if (caps is not None and caps.match(text[i])) or (bold[i] and _alone_heading(text[i]))), None)
     return start, end
+
+
+def _line_key(ident: str) -> tuple[int, str]:
+    """A form line's id as a sortable key: "16a" -> (16, "a")."""
+    m = re.match(r"(\d+)([a-z]?)", ident.strip().lower())
+    return (int(m.group(1)), m.group(2)) if m else (0, "")
+
+
+def _line_ranges(ids: str) -> list[tuple[tuple[int, str], tuple[int, str]]]:
+    """The (first, last) line keys a heading's ids cover: "16a and 16b" -> two single lines,
+    "72a through 72d" or "1 Through 3" -> one range."""
+    out: list[tuple[tuple[int, str], tuple[int, str]]] = []
+    parts = re.split(r"\s*(?:,|\band\b|\bor\b)\s*", ids)
+    for part in filter(None, (p.strip() for p in parts)):
+        ends = [_line_key(x) for x in re.split(r"(?i)\s*(?:through|-|\u2013)\s*", part) if x.strip()]
+        if ends:
+            out.append((ends[0], ends[-1]))
+    return out
 
 
 def _alone_heading(text: str) -> bool:

@@ -409,3 +409,37 @@ def test_a_captionless_tables_rows_are_indexed_by_their_values():
     assert text[:2] == ["2007 Tax Table", "At least | Single"]
     assert "14,000 1,713" in text and not any("At least: 14,000" in t or "At least 14,000" in t for t in text)
     assert "Country: Canada | Rate: 96" in text and "Rate 96" in text  # a captioned table: as before
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("See the instructions for line 55 on page 22 for details.", ("instructions for line 55 on page 22", "line 55")),
+        ("an estate or trust, described in the instructions for line 39", ("instructions for line 39", "line 39")),
+        ("See the instructions for line 41 that begin on page 18 to see if", ("instructions for line 41 that begin on page 18", "line 41")),
+        ("HSA. See the instructions for lines 16a and 16b.", ("instructions for lines 16a and 16b", "line 16a")),
+        ("(see the instructions for line 34 on this page)", ("instructions for line 34 on this page", "line 34")),
+    ],
+)
+def test_a_form_lines_instructions_are_a_mention_the_loop_can_follow(text, expected):
+    """1040NR: a form's instructions are cut by line ("Line 55\u2014Additional tax on IRAs ..."), and
+    send the reader to another line's, with or without the page they begin on. "on page 22" is
+    part of the mention, not a mention of its own. Like a bare page mention, it is followed by
+    the loop's own choices (the premise's page, the way in, a linked or the closest mention), not
+    flagged by the generator: flagged, the loop followed a worksheet's "(see the instructions for
+    line 34 on this page)" and a "defined in the instructions for line 47" back to the definition,
+    and two golden answers changed for the worse."""
+    (m,) = find_mentions(text)
+    assert (m.ref.raw_text, m.ref.ref_target, m.ref.ref_type.value) == (*expected, "section")
+    assert not m.triggered and find_pointers(text) == []
+
+
+def test_the_page_a_form_lines_instructions_begin_on_is_read_from_the_pointer():
+    from docintel.references.detect import form_line_page
+
+    assert form_line_page("instructions for line 55 on page 22") == 22
+    assert form_line_page("instructions for line 41 that begin on page 18") == 18
+    assert form_line_page("instructions for line 34 on this page", origin_page=17) == 17
+    assert form_line_page("instructions for line 39") is None
+    # another form's line is not this document's part
+    assert find_mentions("See the instructions for line 7 of Form 1116.") == []

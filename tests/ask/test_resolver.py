@@ -4,6 +4,7 @@ relative pointers by TOC order, and region fetch of the targets."""
 from __future__ import annotations
 
 from docintel.references import Resolver, find_pointers
+from docintel.references.detect import find_mentions
 from docintel.retrieval import fetch_target
 from docintel.schemas.answers import Origin, PendingReference, RefType
 from docintel.store import Store
@@ -66,8 +67,14 @@ def test_external_never_fetched(flat_store):
     assert res.resolved.status.value == "external" and res.region is None
 
 
+def mention(text, page, line, doc):
+    """The first mention in ``text``, flagged by the generator or not (a bare page, a form line)."""
+    ref = find_mentions(text)[0].ref
+    return ref.model_copy(update={"origin": Origin(page=page, line=line), "doc_id": doc})
+
+
 def _fetched(store, ref_text, origin_page, origin_line, doc):
-    res = Resolver(store).resolve(pointer(ref_text, origin_page, origin_line, doc))
+    res = Resolver(store).resolve(mention(ref_text, origin_page, origin_line, doc))
     assert res.region is not None, res.steps
     return res, fetch_target(store, res.region, "R1", res.next_section)
 
@@ -174,3 +181,95 @@ def test_a_table_that_runs_on_to_later_pages_is_read_there_too(tmp_path, shared_
     res = Resolver(s).resolve(pointer("see the bottom line of Table 8-1", 56, 67, doc))
     first, *more = fetch_target(s, res.region, "R1", res.next_section)
     assert "Theft" not in first.text and [p.page for p in more] == [54] and more[0].text.startswith("Endpoint Compromise")
+def _form_instructions_pdf(path):
+    """Four pages cut by form line, the way the 1040NR's instructions are: bold "Line N\u2014Title"
+    headings at body size with bold subheadings inside them, a larger section heading, and a
+    schedule's own "Line 8" further on."""
+    import pymupdf
+
+    pages = [
+        [("Line 6\u2014Qualifying widow(er). If your spouse died", "hebo", 9.5),
+         ("you may be able to file. An estate or trust, described", "helv", 9.5),
+         ("in the instructions for line 39, may not.", "helv", 9.5),
+         ("See the instructions for line 8 on page 2 for wages.", "helv", 9.5)],
+        [("Line 8\u2014Wages, salaries, tips, etc.", "hebo", 9.5),
+         ("Enter the total of your effectively connected wages.", "helv", 9.5),
+         ("Services performed partly inside", "hebo", 9.5),
+         ("and partly outside the United States.", "hebo", 9.5),
+         ("Divide the number of days you worked in the United States.", "helv", 9.5),
+         ("Line 9a\u2014Taxable interest. Report all taxable", "hebo", 9.5),
+         ("interest you received.", "helv", 9.5)],
+        [("Line 39\u2014Deduction for exemptions.", "hebo", 9.5),
+         ("If you are filing for an estate, enter $600 on line 39.", "helv", 9.5),
+         ("Use the worksheet in the instructions for line 39 on page 3.", "helv", 9.5),
+         ("Other Taxes", "hebo", 14),
+         ("Line 41\u2014Tax. Include in the total on line 41 all taxes.", "hebo", 9.5)],
+        [("Itemized Deductions", "hebo", 12),
+         ("Line 8", "hebo", 11),
+         ("Enter gifts by cash or check. See the instructions for line 8.", "helv", 9.5),
+         ("Lines 17a and 17b\u2014Pensions and", "hebo", 9.5),
+         ("annuities. Report them here.", "helv", 9.5)],
+    ]
+    doc = pymupdf.open()
+    fonts = {name: pymupdf.Font(name) for name in ("helv", "hebo")}
+    for lines in pages:
+        page = doc.new_page(width=612, height=792)
+        writer = pymupdf.TextWriter(page.rect)  # a font object writes the em dash (insert_text cannot)
+        for i, (text, font, size) in enumerate(lines):
+            writer.append((72, 72 + 24 * i), text, font=fonts[font], fontsize=size)
+        writer.write_text(page)
+    doc.save(path)
+    return path
+
+
+def test_a_form_lines_instructions_are_read_from_its_heading_to_the_next(tmp_path):
+    """A form's instructions are cut by line: "the instructions for line 8 on page 2" is the
+    "Line 8\u2014Wages ..." part of page 2, bold subheading and all, up to "Line 9a"; "line 39"
+    without a page is its heading's part up to a larger heading ("Other Taxes"); of two "Line 8"
+    headings (the form's and a schedule's) the one on the page named, else the one nearest the
+    mention; "line 17" finds "Lines 17a and 17b"; a page named without such a heading is read whole."""
+    from docintel import api
+    from docintel.settings import Settings
+
+    root = tmp_path / "store"
+    api.ingest([_form_instructions_pdf(tmp_path / "instructions.pdf")], Settings.load(env={}, store=root, quiet=True))
+    s = Store(root)
+    doc = s.doc_ids()[0]
+
+    res, (p, *more) = _fetched(s, "See the instructions for line 8 on page 2 for wages.", 1, 4, doc)
+    assert res.resolved.source == "form_line" and p.page == 2 and not more
+    assert p.lines[0].text.startswith("Line 8") and "Divide the number of days" in p.text
+    assert "Taxable interest" not in p.text
+
+    res, (p, *more) = _fetched(s, "described in the instructions for line 39, may not.", 1, 2, doc)
+    assert p.page == 3 and "$600" in p.text and "Line 41" not in p.text and "Other Taxes" not in p.text
+
+    res, (p, *more) = _fetched(s, "See the instructions for line 8.", 4, 3, doc)  # the schedule's, nearest
+    assert p.page == 4 and p.lines[0].text == "Line 8" and "Pensions" not in p.text
+
+    res, (p, *more) = _fetched(s, "See the instructions for line 17.", 1, 4, doc)
+    assert p.page == 4 and p.lines[0].text.startswith("Lines 17a and 17b")
+
+    res, (p, *more) = _fetched(s, "See the instructions for line 62 on page 2.", 1, 4, doc)
+    assert p.page == 2 and "Taxable interest" in p.text and "Wages" in p.text  # no "Line 62" there: the page
+
+
+def test_a_pointer_into_the_part_it_is_written_in_is_not_followed(tmp_path):
+    """1040NR p18: "... use the worksheet on this page to figure the amount to enter on line 39"
+    is written inside line 39's own instructions, where the reader already is: the loop does not
+    fetch that part again (it had read the whole exemptions part as the answer to a question about
+    another worksheet, and called it complete)."""
+    from docintel import api
+    from docintel.orchestrator.loop import _holds_origin
+    from docintel.settings import Settings
+
+    root = tmp_path / "store"
+    api.ingest([_form_instructions_pdf(tmp_path / "instructions.pdf")], Settings.load(env={}, store=root, quiet=True))
+    s = Store(root)
+    doc = s.doc_ids()[0]
+    inside = mention("Use the worksheet in the instructions for line 39 on page 3.", 3, 3, doc)
+    res = Resolver(s).resolve(inside)
+    assert res.resolved.source == "form_line" and _holds_origin(res.region, res.next_section, inside.origin)
+    outside = mention("described in the instructions for line 39, may not.", 1, 3, doc)
+    res = Resolver(s).resolve(outside)
+    assert res.region.page_start == 3 and not _holds_origin(res.region, res.next_section, outside.origin)

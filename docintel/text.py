@@ -61,8 +61,7 @@ def held(have: set[str], weights: dict[str, float]) -> float:
 def holds(have: set[str], s: str) -> bool:
     """Whether the stems ``have`` hold stem ``s``. A hyphenated word of the question is held by
     its parts written apart too ("side-channel attacks" by SP 800-63B's "Side Channel Attack",
-    "net-basis" by "net basis"); its parts written with the hyphen are held already
-    (:func:`stems` gives a hyphenated word's parts)."""
+    "net-basis" by "net basis"). Written with the hyphen, the word is held as it is."""
     if s in have:
         return True
     parts = _hyphen_parts(s)

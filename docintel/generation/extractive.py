@@ -108,6 +108,10 @@ _ASKED_KIND = [
      re.compile(r"(?i)\b(minimum|maximum|at\s+(least|most)|no\s+(more|less|fewer)\s+than|or\s+(more|less|fewer|greater)"
                 r"|up\s+to|not\s+(to\s+)?exceed\w*|limit\w*|min|max)\b|[≤≥<>]"),
      "bound"),
+    (re.compile(r"\b(what|which)\s+(percentage|percent|share)\b|\bhow\s+many\s+percent\b"),
+     re.compile(r"(?i)\d[\d.,]*\s*(%|percent\b|per\s*cent\b)|\b(half|one[\s-]third|two[\s-]thirds|one[\s-]quarter"
+                r"|three[\s-]quarters)\b"),
+     "percentage"),
     (re.compile(r"\b(what|which)\s+(date|day|deadline)\b|\bby\s+when\b|\bdue\s+date\b|\bdeadline\b|\bwhen\s+(is|are)\b[^?]{0,40}\bdue\b"),
      re.compile(r"(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december)\s+\d"
                 r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b(day|month|year)s?\s+(after|before|of|from)\b"),

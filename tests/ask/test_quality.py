@@ -165,6 +165,19 @@ def test_how_often_needs_a_frequency(text, complete):
     assert ("states no frequency" in out.answer) is not complete
 
 
+@pytest.mark.parametrize("text, complete", [
+    # SP 800-40 p12 sets out a metric with example values, and states no share to reach
+    ("What percentage of the organization's desktops and laptops are patched within X days of patch release? "
+     "(where X, Y, and Z are different values, such as 10, 20, and 30)", False),
+    ("At least 95% of desktops and laptops should be patched within 10 days of patch release.", True),
+])
+def test_what_percentage_needs_a_percentage(text, complete):
+    out = _generate("What percentage of our desktops and laptops should be patched within 10 days of release?",
+                    [_passage([text])], {"desktops": 1.0, "laptops": 1.0, "patched": 1.0, "release": 0.5})
+    assert (out.answer_completeness == Completeness.complete) is complete
+    assert ("states no percentage" in out.answer) is not complete
+
+
 def test_paraphrased_verbs_and_the_asked_noun_are_not_required():
     """Answers paraphrase a question's verbs ("paid" -> "payable") and name the asked-for
     things without the category word ("Which standards ..." -> "ISO/IEC 27001")."""

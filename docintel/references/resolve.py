@@ -310,12 +310,11 @@ class Resolver:
         running header "Table 8-1 Authenticator Threats" on page 51 and on to page 54, with its
         caption's key)."""
         cache = (doc, "table_pages")
-        if cache not in self._cache:
-            rows = self.store.read_table("line_df", [doc], columns=["page_num", "kind", "object_key"])
-            rows = rows[rows["kind"].eq("table_row") & rows["object_key"].notna()] if not rows.empty else rows
-            self._cache[cache] = rows.groupby("object_key")["page_num"].agg(lambda p: sorted(set(int(x) for x in p))).to_dict() \
-                if not rows.empty else {}  # type: ignore[assignment]
-        pages = set(self._cache[cache].get(key, []))  # type: ignore[union-attr]
+        if cache not in self._cache:  # only the table rows are read, once per document
+            rows = self.store.read_table("line_df", [doc], filters=[("kind", "=", "table_row")],
+                                         columns=["page_num", "object_key"]).dropna(subset=["object_key"])
+            self._cache[cache] = {k: set(g.astype(int)) for k, g in rows.groupby("object_key")["page_num"]}  # type: ignore[assignment]
+        pages = self._cache[cache].get(key, set())  # type: ignore[union-attr]
         end = page
         while end + 1 in pages:
             end += 1

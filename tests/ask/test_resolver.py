@@ -3,6 +3,8 @@ relative pointers by TOC order, and region fetch of the targets."""
 
 from __future__ import annotations
 
+import pytest
+
 from docintel.references import Resolver, find_pointers
 from docintel.references.detect import find_mentions
 from docintel.retrieval import fetch_target
@@ -222,18 +224,25 @@ def _form_instructions_pdf(path):
     return path
 
 
-def test_a_form_lines_instructions_are_read_from_its_heading_to_the_next(tmp_path):
+@pytest.fixture(scope="module")
+def form_store(tmp_path_factory):
+    """The four-page form instructions PDF through docintel.api.ingest."""
+    from docintel import api
+    from docintel.settings import Settings
+
+    base = tmp_path_factory.mktemp("form")
+    root = base / "store"
+    api.ingest([_form_instructions_pdf(base / "instructions.pdf")], Settings.load(env={}, store=root, quiet=True))
+    return root
+
+
+def test_a_form_lines_instructions_are_read_from_its_heading_to_the_next(form_store):
     """A form's instructions are cut by line: "the instructions for line 8 on page 2" is the
     "Line 8\u2014Wages ..." part of page 2, bold subheading and all, up to "Line 9a"; "line 39"
     without a page is its heading's part up to a larger heading ("Other Taxes"); of two "Line 8"
     headings (the form's and a schedule's) the one on the page named, else the one nearest the
     mention; "line 17" finds "Lines 17a and 17b"; a page named without such a heading is read whole."""
-    from docintel import api
-    from docintel.settings import Settings
-
-    root = tmp_path / "store"
-    api.ingest([_form_instructions_pdf(tmp_path / "instructions.pdf")], Settings.load(env={}, store=root, quiet=True))
-    s = Store(root)
+    s = Store(form_store)
     doc = s.doc_ids()[0]
 
     res, (p, *more) = _fetched(s, "See the instructions for line 8 on page 2 for wages.", 1, 4, doc)
@@ -254,18 +263,14 @@ def test_a_form_lines_instructions_are_read_from_its_heading_to_the_next(tmp_pat
     assert p.page == 2 and "Taxable interest" in p.text and "Wages" in p.text  # no "Line 62" there: the page
 
 
-def test_a_pointer_into_the_part_it_is_written_in_is_not_followed(tmp_path):
+def test_a_pointer_into_the_part_it_is_written_in_is_not_followed(form_store):
     """1040NR p18: "... use the worksheet on this page to figure the amount to enter on line 39"
     is written inside line 39's own instructions, where the reader already is: the loop does not
     fetch that part again (it had read the whole exemptions part as the answer to a question about
     another worksheet, and called it complete)."""
-    from docintel import api
     from docintel.orchestrator.loop import _holds_origin
-    from docintel.settings import Settings
 
-    root = tmp_path / "store"
-    api.ingest([_form_instructions_pdf(tmp_path / "instructions.pdf")], Settings.load(env={}, store=root, quiet=True))
-    s = Store(root)
+    s = Store(form_store)
     doc = s.doc_ids()[0]
     inside = mention("Use the worksheet in the instructions for line 39 on page 3.", 3, 3, doc)
     res = Resolver(s).resolve(inside)

@@ -933,6 +933,35 @@ def test_a_pointer_the_premise_names_is_quoted_where_it_is_written_and_its_neigh
     assert out.answer_completeness == Completeness.complete
 
 
+def test_a_target_the_question_names_need_hold_what_a_near_miss_must_not_what_an_answer_must():
+    """SP 800-88 p36 -> p20-21: the premise names the pointer ("... verified as described in the
+    Verify Methods subsection"), the loop reads the page it is written on and follows it. The
+    target says how to pick the spots to read ("Select pseudorandom locations ...") in its own
+    words; the asker vouched for it, so it is complete holding what a near miss's target must
+    (half the floor), not what an answer on its own must. A mention the question does not name
+    is still held to the floor (``test_a_pointer_followed_from_a_drawing_title_must_answer_...``)."""
+    q = ("The flash memory table in SP 800-88 says every Clear and Purge has to be verified as described in the "
+         "Verify Methods subsection. If we check a sample instead of reading back the whole drive, how should we "
+         "pick the spots to read?")
+    weights = {"clear": 0.86, "flash": 1.5, "memory": 1.2, "table": 1.57, "sp": 0.02, "800": 0.01, "88": 0.02,
+               "every": 3.26, "purge": 0.82, "verified": 1.11, "methods": 0.69, "subsection": 2.16, "check": 2.47,
+               "sample": 1.65, "instead": 2.92, "reading": 1.65, "back": 2.16, "whole": 3.26, "drive": 0.94,
+               "pick": 4.89, "spots": 3.26, "read": 1.65}
+    primary = _passage(["Flash Memory-Based Storage Devices: Notes: Verification must be performed for each technique "
+                        "within Clear and Purge as described in the Verify Methods subsection."], page=36)
+    target = _followed(["The second is a representative sampling verification, applied to a selected subset of the media.",
+                        "1. Select pseudorandom locations on the media each time the analysis tool is applied.",
+                        "2. Select a large enough number of subsections so that the media is well-covered, and read "
+                        "back each location."],
+                       20, "20", "Verify Methods subsection", Origin(page=36, line=1)).model_copy(update={"linked": True})
+    parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)]).model_copy(update={"weights": weights})
+    gen = ExtractiveGenerator(find_pointers=lambda text: [m.ref for m in find_mentions(text)])
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary, target]))
+    assert out.answer.startswith("Followed 'Verify Methods subsection' from the page the question describes:")
+    assert "Select pseudorandom locations" in out.answer
+    assert out.answer_completeness == Completeness.complete
+
+
 def test_a_long_premise_does_not_dilute_what_a_followed_target_must_hold():
     """1040NR: two sentences about a gift to reduce the public debt, then two asks. The page the
     loop followed from a mention answers both; the premise's words are not what it must hold."""

@@ -1582,11 +1582,13 @@ class ExtractiveGenerator:
             return _held(set().union(*(_stems(t.text) for t in [intro, *(t for i in items for t in i)])), weights)
 
         series: list[tuple[float, _Sentence, list[list[_Sentence]]]] = []
+        included: dict[int, tuple[_Sentence, list[list[_Sentence]]]] = {}  # an item -> its list
         for s in [s for s in sents if s.text.rstrip().endswith(":")]:
             if re.search(r"(?i)\binclud\w*\b[^:]*:\s*$", s.text):
                 items = self._list_items(s, sents) or []
                 if items:
                     s.score = max(s.score, holds(s, items))
+                    included.update({id(t): (s, items) for i in items for t in i})
                 continue
             items = self._list_items(s, sents, titles=True) or []
             if sum(1 for i in items if BULLET.match(i[0].text)) >= MIN_SERIES:
@@ -1619,6 +1621,15 @@ class ExtractiveGenerator:
                 _, intro, items = best_list
                 top += [intro, *(t for i in items for t in (i[:1] if _run_in(i) else i) if all(t is not u for u in top))]
         top += self._by_meaning(usable, top, request) if top and top[0].score > 0 else []
+        # one item of what a thing includes, quoted for its meaning ("Passwords obtained from
+        # previous breach corpuses."), comes with the sentence saying what the items are and the
+        # other items, as context like it: a list no longer than a section's quotes
+        for t in [t for t in top if id(t) in included and len(included[id(t)][1]) <= SECTION_SENTENCES]:
+            intro, items = included[id(t)]
+            more = [u for u in (intro, *(v for i in items for v in i)) if all(u is not w for w in top)]
+            for u in more:
+                u.context = u.context or t.context
+            top += more
         top.sort(key=lambda s: order[id(s)])
         p0 = group[0]
         labels = {x.passage.page: x.passage.page_label for s in top for x in s.parts()}

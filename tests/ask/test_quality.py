@@ -962,6 +962,41 @@ def test_a_target_the_question_names_need_hold_what_a_near_miss_must_not_what_an
     assert out.answer_completeness == Completeness.complete
 
 
+def test_an_item_of_what_a_thing_includes_is_quoted_with_its_list():
+    """SP 800-63B p63 -> Section 5.1.1 (p24): "what kinds of values are we supposed to check it
+    against and turn down?" is answered by a list whose words the question does not use; the
+    sentence closest in meaning was one item ("Passwords obtained from previous breach
+    corpuses."), quoted alone, without what the list is or the items the asker needed
+    ("Repetitive or sequential characters", "Context-specific words"). An item of what a thing
+    includes is quoted with the sentence saying so and the other items, as context like it."""
+    q = ("SP 800-63B's usability advice says to tell users the password requirements specified in Section 5.1.1. "
+         "When someone sets a new password, what kinds of values are we supposed to check it against and turn down?")
+    primary = _passage(["Clearly communicate memorized secret requirements, as specified in Section 5.1.1."], page=63)
+    target = _followed([
+        "Memorized secrets SHALL be at least 8 characters in length if chosen by the subscriber.",
+        "Truncation of the secret SHALL NOT be performed.",
+        "When processing requests to establish and change memorized secrets, verifiers SHALL compare",
+        "the prospective secrets against a list that contains values known to be commonly-used, expected,",
+        "or compromised. For example, the list MAY include, but is not limited to:",
+        "\u2022 Passwords obtained from previous breach corpuses.",
+        "\u2022 Dictionary words.",
+        "\u2022 Repetitive or sequential characters (e.g. \u2018aaaaaa\u2019, \u20181234abcd\u2019).",
+        "\u2022 Context-specific words, such as the name of the service, the username, and derivatives",
+        "thereof.",
+        "Verifiers SHOULD offer guidance to the subscriber, such as a password-strength meter.",
+    ], 24, "14", "Section 5.1.1", Origin(page=63, line=1)).model_copy(update={"linked": True})
+
+    def similar(asked, texts):  # the model finds the breach item closest to what is asked
+        return [0.9 if "breach corpuses" in t else 0.1 for t in texts]
+
+    parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)])
+    gen = ExtractiveGenerator(find_pointers=lambda text: [m.ref for m in find_mentions(text)], similar=similar)
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary, target]))
+    assert "Passwords obtained from previous breach corpuses." in out.answer
+    assert "the list MAY include" in out.answer
+    assert "Repetitive or sequential characters" in out.answer and "Context-specific words" in out.answer
+
+
 def test_a_long_premise_does_not_dilute_what_a_followed_target_must_hold():
     """1040NR: two sentences about a gift to reduce the public debt, then two asks. The page the
     loop followed from a mention answers both; the premise's words are not what it must hold."""

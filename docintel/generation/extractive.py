@@ -573,6 +573,9 @@ def _bare_pointer(text: str) -> bool:
     return bool(_BARE_POINTER.match(text.strip())) and len(text.split()) <= 15
 
 
+_FOR_EXAMPLE = re.compile(r"(?i)^(?:for\s+(?:example|instance)|e\.g\.)\b")
+
+
 def _after(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence]:
     """The body sentences that follow ``s`` in its text (across a page break it runs on over)."""
     return sorted((t for t in sents if t.stream == s.stream and t.pos > s.pos and not t.is_note), key=lambda t: t.pos)
@@ -1626,7 +1629,10 @@ class ExtractiveGenerator:
         # other items, as context like it: a list no longer than a section's quotes
         for t in [t for t in top if id(t) in included and len(included[id(t)][1]) <= SECTION_SENTENCES]:
             intro, items = included[id(t)]
-            more = [u for u in (intro, *(v for i in items for v in i)) if all(u is not w for w in top)]
+            # "For example, the list MAY include ...:" names what the sentence before it is about
+            before = [u for u in sents if u.stream == intro.stream and u.pos < intro.pos and not u.is_note][-1:] \
+                if _FOR_EXAMPLE.match(intro.text) else []
+            more = [u for u in (*before, intro, *(v for i in items for v in i)) if all(u is not w for w in top)]
             for u in more:
                 u.context = u.context or t.context
             top += more

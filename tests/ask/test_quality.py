@@ -968,7 +968,8 @@ def test_an_item_of_what_a_thing_includes_is_quoted_with_its_list():
     sentence closest in meaning was one item ("Passwords obtained from previous breach
     corpuses."), quoted alone, without what the list is or the items the asker needed
     ("Repetitive or sequential characters", "Context-specific words"). An item of what a thing
-    includes is quoted with the sentence saying so and the other items, as context like it."""
+    includes is quoted with the sentence saying so (and, for "For example, the list ...", the one
+    before it) and the other items, as context like it."""
     q = ("SP 800-63B's usability advice says to tell users the password requirements specified in Section 5.1.1. "
          "When someone sets a new password, what kinds of values are we supposed to check it against and turn down?")
     primary = _passage(["Clearly communicate memorized secret requirements, as specified in Section 5.1.1."], page=63)
@@ -995,6 +996,8 @@ def test_an_item_of_what_a_thing_includes_is_quoted_with_its_list():
     assert "Passwords obtained from previous breach corpuses." in out.answer
     assert "the list MAY include" in out.answer
     assert "Repetitive or sequential characters" in out.answer and "Context-specific words" in out.answer
+    # "For example, the list ..." says which list in the sentence before it
+    assert "verifiers SHALL compare the prospective secrets against a list" in out.answer
 
 
 def test_a_long_premise_does_not_dilute_what_a_followed_target_must_hold():

@@ -1629,7 +1629,7 @@ class ExtractiveGenerator:
         # other items, as context like it: a list no longer than a section's quotes
         for t in [t for t in top if id(t) in included and len(included[id(t)][1]) <= SECTION_SENTENCES]:
             intro, items = included[id(t)]
-            # "For example, the list MAY include ...:" names what the sentence before it is about
+            # "For example, the list MAY include ...:" means the list the sentence before it names
             before = [u for u in sents if u.stream == intro.stream and u.pos < intro.pos and not u.is_note][-1:] \
                 if _FOR_EXAMPLE.match(intro.text) else []
             more = [u for u in (*before, intro, *(v for i in items for v in i)) if all(u is not w for w in top)]

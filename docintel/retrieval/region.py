@@ -424,18 +424,20 @@ def tail_paragraph(page: pd.DataFrame) -> pd.DataFrame:
 
 def head_sentence(page: pd.DataFrame) -> pd.DataFrame:
     """The opening lines of a page that finish a sentence begun on the page before: up to the
-    first line that closes a sentence (at most _PARAGRAPH_LINES // 2 lines)."""
+    first line that ends closed (at most _PARAGRAPH_LINES // 2 lines). A sentence that starts
+    after the cut one's close on the same line is read whole too, short lines and all ("this AD.
+    Information may be emailed to: 9-" | "ANM-Seattle-ACO-AMOC-Requests@faa.gov."): cut there,
+    it would be quoted cut."""
     first = opens_mid_sentence(page)
     if first is None:
         return page.iloc[0:0]
-    body = _body(page)
-    body = body[body["line_num"] >= first]
+    lines = page[kinds_of(page).eq("text") & (page["line_num"] >= first)].sort_values("line_num")
     take = []
-    for i in range(min(len(body), _PARAGRAPH_LINES // 2)):
+    for i in range(min(len(lines), _PARAGRAPH_LINES // 2)):
         take.append(i)
-        if re.search(r"[.!?][\"'’”)\]]*(\s|$)", str(body.iloc[i]["text"])):
+        if _closed(str(lines.iloc[i]["text"])):
             break
-    return body.iloc[take]
+    return lines.iloc[take]
 
 
 # -- converting rows ---------------------------------------------------------------------------

@@ -825,11 +825,27 @@ def test_page_break_edges():
     ])
     assert ends_mid_sentence(end) == 5 and opens_mid_sentence(start) == 3
     assert list(tail_paragraph(end)["line_num"]) == [2, 3, 4, 5]  # from the heading down
-    assert list(head_sentence(start)["line_num"]) == [3]
+    # the sentence begun after the cut one's close ("Selecting Tiers ...") is finished too
+    assert list(head_sentence(start)["line_num"]) == [3, 4]
     closed = _page([("The last sentence of this page ends here, as most page endings do in print.", "text")])
     opened = _page([("The first sentence of the page starts afresh with a capital letter and ends.", "text")])
     assert ends_mid_sentence(closed) is None and tail_paragraph(closed).empty
     assert opens_mid_sentence(opened) is None and head_sentence(opened).empty
+
+
+def test_the_lines_finishing_a_cut_sentence_finish_the_sentence_begun_after_it_too():
+    """Federal Register 2020-17221, p47711-47712: the sentence the page break cut ends on
+    "this AD.", and the next one starts on the same line and ends on a line of one word, the
+    e-mail address. Read only up to the first sentence's close, the answer quoted "Information may
+    be emailed to: 9-"."""
+    from docintel.retrieval.region import head_sentence
+
+    start = _page([
+        ("this AD. Information may be emailed to: 9-", "text"),
+        ("ANM-Seattle-ACO-AMOC-Requests@faa.gov.", "text"),
+        ("(2) Before using any approved AMOC,", "text"),
+    ])
+    assert list(head_sentence(start)["line_num"]) == [1, 2]
 
 
 def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(tmp_path):

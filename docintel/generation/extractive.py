@@ -152,10 +152,12 @@ _NOT_TOPIC = frozenset(
 _THE_DOCUMENT = re.compile(
     r"(?i)\b(?:the|this|that)\s+(guide|guidance|document|publication|standard|report|paper|manual|handbook|notice"
     r"|rule|ad|instructions)\b(?=\s+(?:says?|suggests?|recommends?|requires?|describes?|defines?|states?|tells?"
-    r"|means?|covers?|lists?|advises?)\b|\s*[?,.;])"
+    r"|means?|covers?|lists?|advises?|gives?|provides?|mentions?|discuss(?:es)?|includes?|contains?|shows?|offers?"
+    r"|explains?)\b|\s*[?,.;])"
 )
 """The document itself, named by its kind ("What does the guide say about ...?", "according to
-this standard, ..."): the asked-about document, not a topic an answer must mention."""
+this standard, ...", "What attacks does the document give as examples?"): the asked-about
+document, not a topic an answer must mention."""
 _CARDINALS = frozenset("one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty sixty ninety hundred".split())
 _NUMBER_WORDS = _CARDINALS | {"first", "second", "third"}
 _NUMBER_WORD = "(?:" + "|".join(sorted(_CARDINALS)) + ")"
@@ -930,7 +932,7 @@ class ExtractiveGenerator:
         if len(s.text) < 25:
             score -= 0.5
         focus = request.parsed.focus
-        if focus and _stem(focus) not in have:  # "What fine ...?" is rarely answered without a fine
+        if focus and not _holds(have, _stem(focus)):  # "What fine ...?" is rarely answered without a fine
             s.coverage *= 0.75
             score *= 0.75
         # "how many ... in 2011": a sentence without the asked number does not answer it
@@ -1210,7 +1212,7 @@ class ExtractiveGenerator:
         toks = tokens_of(request.question)
         names = names_in(request.question)  # a name ("the Partial tier") is never a qualifier
         for i, t in enumerate(toks[:-1]):
-            if _stem(t) in cands and t not in names and _stem(toks[i + 1]) in have and _stem(toks[i + 1]) in weights:
+            if _stem(t) in cands and t not in names and _holds(have, _stem(toks[i + 1])) and _stem(toks[i + 1]) in weights:
                 cands.pop(_stem(t), None)
         if not cands:
             return {}
@@ -1238,7 +1240,7 @@ class ExtractiveGenerator:
         # must be answered by one of its words
         for aspect in aspects(request.parsed.asked) if topic else []:
             words = [t for t in tokens_of(aspect) if _stem(t) in weights]
-            if words and not any(_stem(t) in have for t in words):  # named as asked, not word by word
+            if words and not any(_holds(have, _stem(t)) for t in words):  # named as asked, not word by word
                 missing = [k for k in missing if k.lower() not in words]
                 missing.append(re.sub(r"(?i)^(?:the|our|your|their|its|a|an)\s+", "", aspect))
         if missing:

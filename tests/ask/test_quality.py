@@ -81,6 +81,21 @@ def test_a_hyphenated_word_of_the_question_is_held_by_its_parts_written_apart():
     assert out.answer_completeness == Completeness.complete
 
 
+def test_a_qualifier_of_a_hyphenated_word_held_by_its_parts_is_not_required():
+    """SP 800-63B, heldout11: "What concrete side-channel attacks ... does the document give as
+    examples?" is answered by Table 8-1's "Side Channel Attack" row. "concrete" only qualifies
+    "side-channel", which the row holds by its parts written apart: the answer need not say
+    "concrete" (it was partial, "does not mention 'concrete'")."""
+    p = _passage(["Side Channel Attack: Description The authenticator secret is exposed using physical",
+                  "characteristics of the authenticator. Example A key is extracted by differential power",
+                  "analysis on a hardware cryptographic authenticator."])
+    out = _generate("What concrete side-channel attacks on an authenticator does the document give as examples?", [p],
+                    {"concrete": 2.0, "side-channel": 1.5, "attacks": 0.4, "authenticator": 0.3, "examples": 0.3,
+                     "document": 0.1, "give": 0.3})
+    assert "Side Channel Attack" in out.answer and "does not mention 'concrete'" not in out.answer
+    assert out.answer_completeness == Completeness.complete
+
+
 def test_evidence_holding_the_topic_word_is_complete():
     p = _passage(["The difference between Clear and Purge is that Purge renders recovery",
                   "of the data infeasible using state of the art laboratory techniques."])
@@ -120,6 +135,11 @@ def test_the_verb_ending_a_what_clause_is_not_a_topic_word():
      ["The IEEE 802.11 standards: 802.11a, a physical layer standard that operates in the 5 GHz UNII radio band;",
       "802.11b, a physical layer standard in the 2.4 GHz ISM radio band."],
      {"ieee": 1.0, "802.11": 1.0, "variants": 1.2, "describe": 0.3, "guide": 0.3}),
+    # SP 800-63B Table 8-1: "the document" that gives the examples is the one asked about
+    ("Which side-channel attacks does the document give?",
+     ["Side Channel Attack: Description The authenticator secret is exposed using physical characteristics",
+      "of the authenticator. Example A key is extracted by differential power analysis."],
+     {"document": 1.2, "side-channel": 1.0, "attacks": 0.5, "give": 0.3}),
 ])
 def test_words_naming_the_document_or_spelled_out_are_not_missing(q, lines, weights):
     out = _generate(q, [_passage(lines)], weights)

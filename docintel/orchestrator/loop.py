@@ -257,6 +257,7 @@ def answer(question: str, settings: Settings) -> AskResult:
         internal pointers still open)."""
         from docintel.schemas.generation import GenerationRequest
 
+        before_runner_up = None  # the answer from the pages read before the runner-up was added
         while True:
             counts["pass"] += 1
             pass_no = counts["pass"]
@@ -277,6 +278,12 @@ def answer(question: str, settings: Settings) -> AskResult:
                 "generate_ms": gen_ms,
             }
             trace["passes"].append(record)
+            if before_runner_up is not None and _found_nothing(out) and not _found_nothing(before_runner_up):
+                # the runner-up page drew the best sentence to itself and answers nothing: what
+                # the first pages quoted stands (a partial answer beats "Not found")
+                out = before_runner_up
+                record["decision_note"] = "the runner-up page answers nothing: the answer before it stands"
+            before_runner_up = None
             for r in out.pending_references:
                 if r.ref_type == RefType.external and not any(_key(x) == _key(r) for x in resolved):
                     resolved.append(ResolvedReference(raw_text=r.raw_text, ref_type=r.ref_type, ref_target=r.ref_target,
@@ -289,6 +296,7 @@ def answer(question: str, settings: Settings) -> AskResult:
                 runner_up_left -= 1
                 if more:
                     passages = passages + more
+                    before_runner_up = out
                     record["decision"] = "read_runner_up"
                     record["runner_up"] = [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in more]
                     continue
@@ -597,6 +605,12 @@ def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]
         if not region.page_start <= ref.origin.page <= region.page_end:
             return [r for r, _, _, at in found if at == span]  # with the other parts its list names
     return []
+
+
+def _found_nothing(out: Any) -> bool:
+    """Whether a generator's answer says it found nothing ("Not found: ...", the form both
+    generators give when the passages do not answer)."""
+    return out.answer.lstrip().startswith("Not found")
 
 
 def _runner_up(candidates: list[Any], have: list[Any], read: Any) -> list[Any]:

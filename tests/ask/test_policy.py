@@ -282,9 +282,9 @@ def test_a_name_the_document_never_mentions_is_not_answered_complete(policy_stor
     assert "Frankfurt" not in out["answer"] and "never mentions" not in out["answer"]
 
 
-def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_store, monkeypatch):
-    """The top page mentions the topic but neither answers nor points on: the loop reads the
-    page ranked next (one more page, never more), and not at all with --max-loops 0."""
+def _ranked_pages(policy_store, monkeypatch, texts: list[str]) -> list:
+    """Retrieval faked: the store's document's pages 1, 2, ... hold ``texts`` (one line each) and
+    rank in that order. Returns the log of what the loop asked of retrieval."""
     import docintel.retrieval as retrieval
     from docintel.schemas.answers import RetrievedVia
     from docintel.schemas.generation import Passage, PassageLine
@@ -296,12 +296,10 @@ def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_s
                        line_end=1, parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
                        lines=[PassageLine(line_num=1, text=text)])
 
-    pages = [page(1, "Tape rotation is discussed with the records team every year."),
-             page(2, "Backup tapes are rotated every 35 days and kept offsite."),
-             page(3, "Backup tapes are rotated every 7 days by the night shift.")]
+    pages = [page(i, t) for i, t in enumerate(texts, start=1)]
     asked = []
     cands = [retrieval.Candidate(doc_id=doc_id, page_num=i, page_label=str(i), score=1.0 / i, bm25=1.0 / i,
-                                 line_start=1, line_end=1) for i in (1, 2, 3)]
+                                 line_start=1, line_end=1) for i in range(1, len(texts) + 1)]
 
     def fake_retrieve(store, parsed, doc_ids, top_k=1, loaded=None):
         asked.append(("rank", top_k))
@@ -313,9 +311,51 @@ def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_s
 
     monkeypatch.setattr(retrieval, "candidate_passages", fake_candidate_passages)
     monkeypatch.setattr(retrieval, "retrieve", fake_retrieve)
+    return asked
+
+
+def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_store, monkeypatch):
+    """The top page mentions the topic but neither answers nor points on: the loop reads the
+    page ranked next (one more page, never more), and not at all with --max-loops 0."""
+    asked = _ranked_pages(policy_store, monkeypatch, [
+        "Tape rotation is discussed with the records team every year.",
+        "Backup tapes are rotated every 35 days and kept offsite.",
+        "Backup tapes are rotated every 7 days by the night shift."])
     out = ask(policy_store, "How often are backup tapes rotated?")
     assert "every 35 days" in out["answer"] and "7 days" not in out["answer"]
     assert asked == [("rank", 1), ("read", [2])] and out["passes"] == 2 and out["answer_completeness"] == "complete"
     asked.clear()
     out = ask(policy_store, "How often are backup tapes rotated?", ask__max_loops=0)
     assert asked == [("rank", 1)] and out["answer"].startswith("Not found")
+
+
+def test_a_runner_up_page_that_answers_nothing_does_not_replace_a_partial_answer(policy_store, monkeypatch):
+    """1040NR, heldout12: the first page quoted the qualifying-child tests (partial: one ask
+    unanswered); the runner-up page's pointer sentence then scored best and the second pass
+    said "Not found" for the whole question. The first answer stands."""
+    import docintel.generation as generation
+    from docintel.schemas.answers import Citation, Completeness, RetrievedVia
+    from docintel.schemas.generation import GeneratedAnswer
+
+    _ranked_pages(policy_store, monkeypatch, [
+        "A qualifying child is a U.S. citizen, a U.S. national, or a resident alien.",
+        "If you have a qualifying child, you may be able to take the credit on line 47."])
+
+    class Generator:
+        name = "fake"
+
+        def generate(self, request):
+            p = request.passages[0]
+            if any(q.page == 2 for q in request.passages):
+                return GeneratedAnswer(answer="Not found: the retrieved pages do not answer this question.",
+                                       answer_completeness=Completeness.partial)
+            return GeneratedAnswer(answer='"A qualifying child is a U.S. citizen ..." (page 1, lines 1-1)',
+                                   citations=[Citation(doc_id=p.doc_id, doc=p.doc, page=1, page_label="1", line_start=1,
+                                                       line_end=1, retrieved_via=RetrievedVia.primary, parsing_method="pymupdf")],
+                                   answer_completeness=Completeness.partial)
+
+    monkeypatch.setattr(generation, "create_generator", lambda *a, **kw: Generator())
+    out = ask(policy_store, "Can my son be a qualifying child, and what other tests must a child meet?")
+    assert out["passes"] == 2  # the runner-up page was read ...
+    assert out["answer"].startswith('"A qualifying child')  # ... and answered nothing: the first answer stands
+    assert out["citations"][0]["page"] == 1 and out["answer_completeness"] == "partial"

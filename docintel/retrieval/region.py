@@ -149,7 +149,29 @@ def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, floa
     if lo is None:
         return WindowScore(cov, nums[0], nums[min(len(nums) - 1, 2 * context)], None, w.sentence)
     i_lo, i_hi = nums.index(lo), nums.index(hi)
-    return WindowScore(cov, nums[max(0, i_lo - context)], nums[min(len(nums) - 1, i_hi + context)], centre, w.sentence)
+    first, last = _whole_sentences(lines, nums, max(0, i_lo - context), min(len(nums) - 1, i_hi + context))
+    return WindowScore(cov, nums[first], nums[last], centre, w.sentence)
+
+
+SENTENCE_LINES = 6
+"""At most this many lines are added at either end of a span to finish a sentence it cuts."""
+
+
+def _whole_sentences(lines: pd.DataFrame, nums: list[int], first: int, last: int) -> tuple[int, int]:
+    """(first, last) indexes into ``nums`` (the page's sorted line numbers) moved out to where the
+    prose sentences the span's ends cut begin and end, by at most SENTENCE_LINES lines each: a
+    span cut at its context's edge quoted "... you must use the Tax Table that begins on"."""
+    text = dict(zip(lines["line_num"].astype(int), lines["text"].astype(str)))
+    prose = dict(zip(lines["line_num"].astype(int), kinds_of(lines).eq("text")))
+    for _ in range(SENTENCE_LINES):
+        if last + 1 >= len(nums) or _closed(text[nums[last]]) or not prose[nums[last + 1]]:
+            break
+        last += 1
+    for _ in range(SENTENCE_LINES):
+        if first == 0 or _closed(text[nums[first - 1]]) or not prose[nums[first - 1]]:
+            break
+        first -= 1
+    return first, last
 
 
 def span_rows(page: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:

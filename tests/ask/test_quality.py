@@ -868,6 +868,27 @@ def test_the_lines_finishing_a_cut_sentence_finish_the_sentence_begun_after_it_t
     assert list(head_sentence(start)["line_num"]) == [1, 2]
 
 
+def test_a_span_cut_mid_sentence_at_its_context_edge_is_moved_out_to_the_sentence_ends():
+    """1040NR p18: the span handed to the generator ended 40 lines after the best window, on
+    "must use the Tax Table that begins on", and the answer quoted the sentence cut there. Its
+    ends now move out to where the sentences they cut begin and end (a few lines at most)."""
+    from docintel.retrieval.region import _whole_sentences
+
+    page = _page([
+        ("worksheet. If you are filing for an estate, use the Tax Rate Schedules on page 47.", "text"),
+        ("Individuals. If your taxable income", "text"),
+        ("(line 40) is less than $100,000, you", "text"),
+        ("must use the Tax Table that begins on", "text"),
+        ("page 34 to figure your tax.", "text"),
+        ("Line 42. Alternative minimum tax applies to some people.", "text"),
+    ])
+    nums = list(range(1, 7))
+    assert _whole_sentences(page, nums, 2, 3) == (1, 4)  # lines 3-4 -> 2-5
+    assert _whole_sentences(page, nums, 1, 4) == (1, 4)  # already whole
+    table = _page([("must use the Tax Table that begins on", "text"), ("40,000 | 40,050 | 6,741", "table_row")])
+    assert _whole_sentences(table, [1, 2], 0, 0) == (0, 0)  # prose only: a table row does not finish it
+
+
 def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(tmp_path):
     """CSWP 29 p13 opens with "continuously improving."; the sentence, and the pointer to
     Appendix B that the question needs, start on p12."""

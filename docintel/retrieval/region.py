@@ -446,7 +446,7 @@ def tail_paragraph(page: pd.DataFrame) -> pd.DataFrame:
 
 def head_sentence(page: pd.DataFrame) -> pd.DataFrame:
     """The opening lines of a page that finish a sentence begun on the page before: up to the
-    first line that ends closed (at most _PARAGRAPH_LINES // 2 lines). A sentence that starts
+    first line that ends closed (:func:`_whole_sentences`). A sentence that starts
     after the cut one's close on the same line is read whole too, short lines and all ("this AD.
     Information may be emailed to: 9-" | "ANM-Seattle-ACO-AMOC-Requests@faa.gov."): cut there,
     it would be quoted cut."""
@@ -454,12 +454,8 @@ def head_sentence(page: pd.DataFrame) -> pd.DataFrame:
     if first is None:
         return page.iloc[0:0]
     lines = page[kinds_of(page).eq("text") & (page["line_num"] >= first)].sort_values("line_num")
-    take = []
-    for i in range(min(len(lines), _PARAGRAPH_LINES // 2)):
-        take.append(i)
-        if _closed(str(lines.iloc[i]["text"])):
-            break
-    return lines.iloc[take]
+    _, last = _whole_sentences(lines, list(lines["line_num"].astype(int)), 0, 0)
+    return lines.iloc[: last + 1]
 
 
 # -- converting rows ---------------------------------------------------------------------------

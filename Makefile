@@ -74,6 +74,7 @@ test: install
 	$(BIN)/docintel eval corpora/golden/heldout15/*.yaml --junit out/heldout15-junit.xml
 	$(BIN)/docintel eval corpora/golden/heldout16/*.yaml --junit out/heldout16-junit.xml
 	$(BIN)/docintel eval corpora/golden/heldout17/*.yaml --junit out/heldout17-junit.xml
+	$(BIN)/docintel eval corpora/golden/heldout18/*.yaml --junit out/heldout18-junit.xml
 	$(BIN)/docintel eval corpora/golden/sentinels/*.yaml --junit out/sentinels-junit.xml
 
 test-fast: install

@@ -234,6 +234,55 @@ def test_reading_order_reads_a_table_row_by_row(tmp_path):
     assert not any(t in ("Free 1 0", "Free") for t in texts)
 
 
+def test_reading_order_reads_a_table_inside_one_column_within_that_column(tmp_path):
+    """A small ruled table in the right column of a two-column page is read where it sits, after
+    the right column's lines above it: each of its rows used to be read as a full-width line, so
+    the left column's lines at the same height were cut into pieces between the rows."""
+    from docintel.parsing.fitz import pymupdf
+    from synth_pages import page_input as pi
+
+    m = pymupdf()
+    doc = m.open()
+    page = doc.new_page(width=612, height=792)
+    for i in range(30):
+        page.insert_text((72, 80 + 14 * i), f"left column line {i}", fontsize=10)
+    for i in range(6):
+        page.insert_text((330, 80 + 14 * i), f"right column line {i}", fontsize=10)
+    xs, y = [330, 430, 540], 170
+    for r, cells in enumerate([["Period", "Allowance"], ["Weekly", "71.15"], ["Monthly", "308.33"], ["Annually", "3,700.00"]]):
+        for c, text in enumerate(cells):
+            page.insert_text((xs[c] + 5, y + 22 * r + 15), text, fontsize=10)
+    for k in range(5):
+        page.draw_line((xs[0], y + 22 * k), (xs[-1], y + 22 * k), width=0.6)
+    for x in xs:
+        page.draw_line((x, y), (x, y + 88), width=0.6)
+    for i in range(6, 12):
+        page.insert_text((330, 280 + 14 * (i - 6)), f"right column line {i}", fontsize=10)
+    doc.save(tmp_path / "table_in_column.pdf")
+    result = methods.get("reading_order").run(pi(tmp_path / "table_in_column.pdf"))
+    texts = [r["text"] for r in result.lines]
+    assert texts[:30] == [f"left column line {i}" for i in range(30)]
+    assert texts[30:36] == [f"right column line {i}" for i in range(6)]
+    rows = [r["row_key"] for r in result.lines[36:] if r["kind"] == "table_row" and r["row_key"] != "header"]
+    assert rows == ["Weekly", "Monthly", "Annually"]
+    assert texts[-6:] == [f"right column line {i}" for i in range(6, 12)]
+    assert {r["column"] for r in result.lines if r["kind"] == "table_row"} == {"right"}
+
+
+def test_the_allowance_chart_of_a_two_column_notice_is_read_in_its_column(shared_corpora):
+    """IRS Notice 1036 p1: the payroll-period chart in the right column follows the sentence
+    that introduces it ("For 2011, they are:"), and the left column reads on unbroken."""
+    from synth_pages import page_input as pi
+
+    lines = methods.get("reading_order").run(pi(shared_corpora / "tables" / "table_areas.pdf", 1)).lines
+    texts = [r["text"] for r in lines]
+    at = texts.index("changed. For 2011, they are:")
+    assert texts[at + 1] == "Payroll Period | One Withholding Allowance"
+    assert texts[at + 2] == "Weekly | One Withholding Allowance: $71.15"
+    left = texts.index("Use the 2010 withholding tables until you implement")
+    assert texts[left + 1] == "the 2011 withholding tables."
+
+
 @pytest.mark.parametrize("caption, key", [
     ("Table 2-1 Normative and Informative Sections", "table:2-1"),  # bold, no punctuation (SP 800-63B)
     ("Table 7-1 - AAL Reauthentication Requirements", "table:7-1"),  # spaced hyphen (SP 800-63B)

@@ -81,7 +81,9 @@ def _prose_columns(band: list[dict[str, Any]], page_width: float) -> bool:
 def order_lines(rows: list[dict[str, Any]], page_width: float, blocks: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:
     """``rows`` (dicts with x0..y1) in reading order; sets ``column`` to col1..colN / single.
 
-    ``blocks`` are rows read as full-width units (table rows), in their own order.
+    ``blocks`` are table rows (and captions), each table read as one unit: full width when it
+    spans a gutter, else inside the column it sits in (a small table in the left column of a
+    two-column notice is read there, its rows not interleaved with the right column's lines).
     """
     gutters = find_gutters([(r["x0"], r["x1"]) for r in rows], page_width)
     if not gutters and not blocks:
@@ -89,7 +91,13 @@ def order_lines(rows: list[dict[str, Any]], page_width: float, blocks: list[dict
         if banded is not None:
             return banded
     if blocks:
-        rows = list(rows) + [dict(b, _block=True) for b in blocks]
+        spans: dict[Any, tuple[float, float]] = {}  # each table's extent across the page
+        keys = [b.get("_table") or b.get("object_key") or id(b) for b in blocks]  # a caption: its table's
+        for key, b in zip(keys, blocks):
+            x0, x1 = spans.get(key, (b["x0"], b["x1"]))
+            spans[key] = (min(x0, b["x0"]), max(x1, b["x1"]))
+        rows = list(rows) + [{**{k: v for k, v in b.items() if k != "_table"}, "_block": spans[key]}
+                             for key, b in zip(keys, blocks)]
     if not gutters:
         for r in rows:
             r["column"] = "single"
@@ -97,12 +105,11 @@ def order_lines(rows: list[dict[str, Any]], page_width: float, blocks: list[dict
         return sorted(rows, key=lambda r: (round(r["y0"], 1), r["x0"]))
 
     def col_of(r: dict[str, Any]) -> int:
-        if r.get("_block"):
-            return -1
+        x0, x1 = r.get("_block") or (r["x0"], r["x1"])  # a table row: where its whole table lies
         for k, (g0, g1) in enumerate(gutters):
-            if r["x0"] < g0 and r["x1"] > g1:
+            if x0 < g0 and x1 > g1:
                 return -1  # spans a whole gutter: full width
-            if (r["x0"] + r["x1"]) / 2 < (g0 + g1) / 2:
+            if (x0 + x1) / 2 < (g0 + g1) / 2:
                 return k
         return len(gutters)
 
@@ -161,7 +168,7 @@ class ReadingOrderMethod:
             # the caption goes with its table, not with the column it happens to sit in
             caps = [r for r in rows if t.caption and r["text"] == " ".join(t.caption.split())
                     and min(abs(r["y1"] - y0), abs(r["y0"] - y1)) < 60]
-            blocks.extend(caps)
+            blocks.extend(dict(r, _table=t.object_key) for r in caps)
             rows = [r for r in rows if r not in caps]
         ordered = order_lines(rows, page.page.rect.width, blocks)
         n_cols = len({r["column"] for r in ordered} - {"single"})

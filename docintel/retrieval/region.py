@@ -142,15 +142,32 @@ def _units(lines: pd.DataFrame) -> list[Sentence]:
 def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, float] | None = None, context: int = 40):
     """The line span of a page to hand to the generator: the best window grown by ``context``
     lines each way (the generator narrows its citations to the sentences it uses).
-    Returns a WindowScore (coverage, first line, last line, centre line, best sentence)."""
+    Returns a WindowScore (coverage, first line, last line, centre line, best sentence), in the
+    page parse's line numbers (:func:`span_rows` cuts by them)."""
+    lines, base = _anchored(lines)
     w = best_window(lines, parsed, idf)
     cov, lo, hi, centre = w
-    nums = sorted(lines["line_num"].astype(int))
+    nums = sorted(base["line_num"].astype(int))
     if lo is None:
         return WindowScore(cov, nums[0], nums[min(len(nums) - 1, 2 * context)], None, w.sentence)
     i_lo, i_hi = nums.index(lo), nums.index(hi)
-    first, last = _whole_sentences(lines, nums, max(0, i_lo - context), min(len(nums) - 1, i_hi + context))
+    first, last = _whole_sentences(base, nums, max(0, i_lo - context), min(len(nums) - 1, i_hi + context))
     return WindowScore(cov, nums[first], nums[last], centre, w.sentence)
+
+
+def _anchored(lines: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(``lines`` with each line a region or an addition set in (a table's rows, a figure's text,
+    numbered 1.. in their own parse) numbered as the page parse's line before it, the page
+    parse's own lines). Numbered in their own parse, a chart's rows 1..9 in the right column of
+    IRS Notice 1036 made the best window the page's first lines, and the span handed on missed
+    the chart."""
+    if "in_base" not in lines:
+        return lines, lines
+    own = lines["in_base"].fillna(True).astype(bool).to_numpy()
+    if own.all() or not own.any():
+        return lines, lines
+    nums = lines["line_num"].astype(int).where(own).ffill().bfill().astype(int)
+    return lines.assign(line_num=nums.to_numpy()), lines[own]
 
 
 SENTENCE_LINES = 6

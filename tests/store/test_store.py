@@ -234,6 +234,33 @@ def test_a_span_of_a_long_page_takes_the_table_rows_set_between_its_lines():
     assert len(whole) == len(view) and whole.index("1991 | 100,000") < whole.index("prose 43")
 
 
+def test_the_span_round_a_chart_asked_about_holds_the_chart():
+    """A chart's rows are numbered 1.. in their own parse. The best window of a page on which only
+    the chart answers (IRS Notice 1036 p1: "Weekly | One Withholding Allowance: $71.15", set
+    under the page parse's line 120) was taken for the page's first lines, and the span handed
+    to the generator held every line but the chart."""
+    from docintel.questions import parse_question
+    from docintel.retrieval.region import answer_span, span_rows
+
+    base = [_line(3, n, f"Employers read the notice on prose line {n}.", y0=5.0 * n, y1=5.0 * n + 4) for n in range(1, 151)]
+    rows = [_line(3, n, f"{period} | One Withholding Allowance: {amount}", method="tables", y0=602.0 + 4 * n,
+                  y1=605.0 + 4 * n, kind="table_row", object_key="table:p3.1", x0=250.0, x1=500.0, row_key=period,
+                  cells=f'[{{"header": "Payroll Period", "value": "{period}"}}, '
+                        f'{{"header": "One Withholding Allowance", "value": "{amount}"}}]')
+            for n, (period, amount) in enumerate([("Weekly", "$71.15"), ("Monthly", "308.33")], start=1)]
+    pages = pd.DataFrame([
+        {"page_num": 3, "parsing_method": "pymupdf", "coverage": "page", "error": None},
+        {"page_num": 3, "parsing_method": "tables", "coverage": "region", "error": None},
+    ])
+    lines = pd.DataFrame(base + rows)
+    lines.loc[lines["text"].eq("Employers read the notice on prose line 121."), ["x0", "x1"]] = [250.0, 500.0]  # the chart's text
+    view = combine(lines, pages)
+    assert view["text"].tolist().index("Weekly | One Withholding Allowance: $71.15") == 120  # under line 120
+    span = answer_span(view, parse_question("What is the weekly withholding allowance amount?"))
+    assert span.first <= 120 <= span.last
+    assert "Weekly | One Withholding Allowance: $71.15" in span_rows(view, span.first, span.last)["text"].tolist()
+
+
 def test_a_span_cut_from_a_long_table_keeps_its_header_rows():
     """A 1040NR Tax Table page is one table of 64 rows, all escalated: a span of rows 45-64 (the
     window round the row asked, grown 40 lines) cut off row 1, the header that says what the

@@ -594,6 +594,19 @@ def test_how_much_effort_asks_a_degree_not_a_number():
     assert "states no number" in out.answer and out.answer_completeness == Completeness.partial
 
 
+@pytest.mark.parametrize("q", ["What is the weekly withholding allowance amount for 2011?",
+                               "What's the total of the allowances for 2011?"])
+def test_what_is_the_amount_needs_a_number(q):
+    """IRS Notice 1036 p1: the sentences around its allowance chart name the allowance amounts
+    without stating one; the chart's row does."""
+    w = {"weekly": 1.0, "withholding": 0.5, "allowance": 1.0, "allowances": 1.0, "2011": 0.3, "total": 0.5, "amount": 0.5}
+    prose = _passage(["The withholding allowance amounts by payroll period have changed for 2011 and weekly tables apply."])
+    out = _generate(q, [prose], w)
+    assert out.answer_completeness == Completeness.partial and "states no number" in out.answer
+    row = _passage(["The 2011 weekly withholding allowance amount is $71.15, and the total is shown below."])
+    assert _generate(q, [row], w).answer_completeness == Completeness.complete
+
+
 def test_how_many_is_not_answered_by_a_figure_number_or_the_citation():
     """The answer's own "(page 3, lines 5-7)" and a pointer "Fig. 1" are not the count asked for."""
     q = "How many Functions does the CSF Core have?"

@@ -20,6 +20,9 @@ DOC_HINT_WEIGHT = 0.1
 ABSENT_WORD_WEIGHT = 1.5
 """Sentence weight of a question word the answer's document never uses, relative to its
 rarest used word (:func:`doc_idf`)."""
+SMALL_DOC_PAGES = 3
+"""A document of this many pages or fewer has no page counts to weigh its words by: they weigh
+as across the corpus (:func:`doc_idf`)."""
 CANDIDATES = 200
 
 
@@ -197,10 +200,13 @@ def _idf(conn: sqlite3.Connection, parsed: ParsedQuestion) -> dict[str, float]:
     return out
 
 
-def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> tuple[dict[str, float], list[str]]:
+def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str,
+            corpus: dict[str, float] | None = None) -> tuple[dict[str, float], list[str]]:
     """Idf of each keyword among the pages of one document: a word on every page of it (its
     name, "Acme", "information system") says little about which of its sentences answers. And
-    the keywords the document never uses."""
+    the keywords the document never uses. A short document's page counts say nothing (on a
+    two-page notice, a word on one page weighed 3.8 times one on both): up to SMALL_DOC_PAGES
+    pages, a word it uses weighs its ``corpus`` idf."""
     conn = connect(store)
     if conn is None:
         return {}, []
@@ -229,6 +235,8 @@ def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> tuple[dict[str
                         compound_df[c] = df_of([c])
                     df = max(df, compound_df[c])
             out[k] = math.log((n + 1) / (df + 0.5)) if df else None
+            if df and n <= SMALL_DOC_PAGES and corpus and k in corpus:
+                out[k] = corpus[k]
         # a word the document never uses weighs a half more than its rarest used word: it may be
         # a vocabulary mismatch ("paid" / "payable"), but it is also a sign the answer is not
         # there ("the capital of France" must not be answered by "the capital letter O")

@@ -1178,6 +1178,26 @@ def test_a_keyword_split_out_of_a_compound_weighs_as_much_as_the_compound(tmp_pa
     assert idf["nr"] == idf["form"] < idf["check"]
 
 
+def test_a_chart_in_a_column_of_a_two_page_notice_answers_its_amount(tmp_path, shared_corpora):
+    """IRS Notice 1036 (two pages, two columns) beside FIPS 199: "What is the weekly withholding
+    allowance amount for 2011?" is answered by the chart row "Weekly | $71.15" in the right
+    column. On two pages a word on one page ("2011") weighed 3.8 times one on both ("weekly"), so
+    the sentences saying "2011 withholding tables" won. (Over the whole shared corpus two more
+    things stood in the way, each with a test of its own: the chart's rows were read between the
+    left column's lines, and the window round them was taken for the page's first lines.)"""
+    from docintel import api
+    from docintel.settings import Settings
+
+    root = tmp_path / "store"
+    settings = Settings.load(env={}, store=root, quiet=True)
+    api.ingest([shared_corpora / "tables" / "table_areas.pdf", shared_corpora / "nist" / "NIST.FIPS.199.pdf"], settings)
+    api.escalate(settings, docs=["table_areas.pdf"])
+    out = api.ask("What is the weekly withholding allowance amount for 2011?", settings)
+    assert out.answer_completeness == Completeness.complete
+    assert "$71.15" in out.answer and "308.33" not in out.answer
+    assert {(c.doc, c.page) for c in out.citations} == {("table_areas.pdf", 1)}, out.answer
+
+
 def test_the_span_of_a_long_page_is_chosen_by_the_weights_inside_its_document(tmp_path):
     """737 MAX AD p14: "737" and "MAX" are rare across the corpus but on every page of the AD, so
     they pulled the span handed to the generator to the lines naming the airplane, 40 lines and

@@ -8,6 +8,8 @@ matches the row label's, and the passage says it was rebuilt.
 
 from __future__ import annotations
 
+import bisect
+
 import json
 import re
 from dataclasses import dataclass, field
@@ -144,30 +146,37 @@ def answer_span(lines: pd.DataFrame, parsed: ParsedQuestion, idf: dict[str, floa
     lines each way (the generator narrows its citations to the sentences it uses).
     Returns a WindowScore (coverage, first line, last line, centre line, best sentence), in the
     page parse's line numbers (:func:`span_rows` cuts by them)."""
-    lines, base = _anchored(lines)
+    lines, own = _in_page_order(lines)
     w = best_window(lines, parsed, idf)
     cov, lo, hi, centre = w
-    nums = sorted(base["line_num"].astype(int))
+    nums = sorted(lines["line_num"].astype(int))
     if lo is None:
-        return WindowScore(cov, nums[0], nums[min(len(nums) - 1, 2 * context)], None, w.sentence)
+        return WindowScore(cov, own(nums[0], -1), own(nums[min(len(nums) - 1, 2 * context)], 1), None, w.sentence)
     i_lo, i_hi = nums.index(lo), nums.index(hi)
-    first, last = _whole_sentences(base, nums, max(0, i_lo - context), min(len(nums) - 1, i_hi + context))
-    return WindowScore(cov, nums[first], nums[last], centre, w.sentence)
+    first, last = _whole_sentences(lines, nums, max(0, i_lo - context), min(len(nums) - 1, i_hi + context))
+    return WindowScore(cov, own(nums[first], -1), own(nums[last], 1), None if centre is None else own(centre, -1), w.sentence)
 
 
-def _anchored(lines: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(``lines`` with each line a region or an addition set in (a table's rows, a figure's text,
-    numbered 1.. in their own parse) numbered as the page parse's line before it, the page
-    parse's own lines). Numbered in their own parse, a chart's rows 1..9 in the right column of
-    IRS Notice 1036 made the best window the page's first lines, and the span handed on missed
-    the chart."""
+def _in_page_order(lines: pd.DataFrame):
+    """(``lines`` numbered 1.. in page order, position -> the page parse's own line number at or
+    before it (``way`` -1) or at or after it (1)) when a region's or an addition's lines are set
+    in the page (a table's rows, a figure's text, numbered 1.. in their own parse); ``lines`` and
+    the identity otherwise. Read by their own numbers, a chart's rows 1..9 in the right column of
+    IRS Notice 1036 made the window round them the page's first lines, and the span handed on
+    missed the chart."""
     if "in_base" not in lines:
-        return lines, lines
-    own = lines["in_base"].fillna(True).astype(bool).to_numpy()
-    if own.all() or not own.any():
-        return lines, lines
-    nums = lines["line_num"].astype(int).where(own).ffill().bfill().astype(int)
-    return lines.assign(line_num=nums.to_numpy()), lines[own]
+        return lines, lambda num, way: num
+    mine = lines["in_base"].fillna(True).astype(bool).to_numpy()
+    if mine.all() or not mine.any():
+        return lines, lambda num, way: num
+    nums = lines["line_num"].astype(int).to_numpy()
+    at = [k + 1 for k in range(len(nums)) if mine[k]]  # positions of the page parse's lines
+
+    def own(pos: int, way: int) -> int:
+        k = bisect.bisect_right(at, pos) - 1 if way < 0 else bisect.bisect_left(at, pos)
+        return int(nums[at[min(max(k, 0), len(at) - 1)] - 1])
+
+    return lines.assign(line_num=range(1, len(lines) + 1)), own
 
 
 SENTENCE_LINES = 6

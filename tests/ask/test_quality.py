@@ -410,13 +410,14 @@ def test_the_chart_below_is_followed_to_the_row_asked(tmp_path, shared_corpora):
     assert ref and ref[0].page == 2 and "pymupdf_tables" in ref[0].parsing_method
     assert [r.raw_text for r in out.resolved_references] == ["the chart below"]
     # the same chart is "the chart on this page" anywhere on p2, and "the table above" from its foot;
-    # from p1's last line "the chart below" is p2's chart (p1's own lies above that line)
+    # from p1's line 91 ("Use the chart shown on the next page ...") "the chart below" is p2's chart
+    # (p1's own lies above that line: lines 68-76 since its rows are read in their column)
     from docintel.references import Resolver
     from docintel.store import Store
 
     store = Store(settings.store)
     doc = store.doc_ids()[0]
-    for text, page, line in [("see the chart on this page", 2, 1), ("see the table above", 2, 40), ("see the chart below", 1, 60)]:
+    for text, page, line in [("see the chart on this page", 2, 1), ("see the table above", 2, 40), ("see the chart below", 1, 91)]:
         (ref,) = [m.ref for m in find_mentions(text)]
         res = Resolver(store).resolve(ref.model_copy(update={"origin": Origin(page=page, line=line), "doc_id": doc}))
         assert res.region is not None and res.region.page_start == 2 and res.region.object_key.startswith("table:p2"), text
@@ -1418,6 +1419,8 @@ def test_a_row_under_a_spanning_title_reads_once():
     cells = [("Hard Copy Storage", "Destroy:"), ("Hard Copy Storage", "Destroy paper using cross cut shredders.")]
     assert row_text(cells) == "Hard Copy Storage: Destroy: Destroy paper using cross cut shredders."
     assert row_text([("", "base"), ("N", "6"), ("PPL (dev)", "4.92")]) == "base; N: 6; PPL (dev): 4.92"
+    # a header that ends with a colon takes none more (EPA Table A4-12's "Volume servers in:")
+    assert row_text([("Volume servers in:", "Server closets"), ("2010", "1,296")]) == "Volume servers in: Server closets; 2010: 1,296"
 
 
 def test_a_sentence_cut_by_a_page_break_is_read_whole_and_the_pointer_after_it_is_taken():

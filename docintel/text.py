@@ -205,11 +205,12 @@ def row_text(cells: list[tuple[str, str]]) -> str:
     """A table row as one sentence of "header: value" cells. A header repeated from the cell
     before (a title spanning the columns) is said once, and a label cell ending with a colon
     runs into its value: "Hard Copy Storage: Destroy: Destroy paper using ...", not
-    "Hard Copy Storage: Destroy:; Hard Copy Storage: Destroy paper using ..."."""
+    "Hard Copy Storage: Destroy:; Hard Copy Storage: Destroy paper using ...". A header ending
+    with a colon takes none more ("Volume servers in: Server closets")."""
     out = ""
     prev_header = None
     for header, value in cells:
-        part = f"{header}: {value}" if header and header != prev_header else value
+        part = (f"{header} {value}" if header.endswith(":") else f"{header}: {value}") if header and header != prev_header else value
         if out:
             out += " " if out.rstrip().endswith(":") else "; "
         out += part

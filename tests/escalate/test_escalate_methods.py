@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from types import SimpleNamespace
 
 import pytest
 
@@ -357,6 +358,36 @@ def test_continued_id_reads_both_reason_forms():
     assert continued_id(["flat_table: 'Table 8-1' continued (its header row repeats on this page)"]) == "8-1"
     assert continued_id(["flat_table: 'Table A-3' caption + 8 short cells in 4 rows; 'Table A-2' continued above it"]) == "A-2"
     assert continued_id(["flat_table: 'Table 3' caption + 118 short cells in 26 rows", "opaque_figure: image"]) is None
+
+
+def test_stacked_blocks_of_a_table_read_as_the_ground_truth_has_them(shared_corpora):
+    """EPA report p A-42 (tables/spanning_cells.pdf; tabula's ground truth beside it): Table A4-12
+    stacks three scenarios, each a label row, the column headers again and five rows. The rows
+    come out in the CSV's order with its values, each block after its label; the repeated
+    headers are no rows ("Volume servers in: 2007: 2007 ..." was read as one). Carrying the
+    label into each row was measured and not kept: SP 800-88's media-type labels ("... (Treat
+    eSATA as ATA Hard drive.)") drew questions to the wrong rows (golden: one answer more
+    complete and wrong)."""
+    import csv
+
+    from synth_pages import page_input as pi
+
+    truth, group = [], None
+    with open(shared_corpora / "tables" / "spanning_cells.csv", newline="") as f:
+        for row in csv.reader(f):
+            if not any(row[1:]):
+                group = row[0]
+            elif row[0] not in ("Volume servers in:", "Server class"):
+                truth.append((group, row[0], row[1:]))
+    lines = methods.get("pymupdf_tables").run(pi(shared_corpora / "tables" / "spanning_cells.pdf", 1)).lines
+    got, group = [], None
+    for r in _rows(SimpleNamespace(lines=lines)):
+        cells = json.loads(r["cells"])
+        if len(cells) == 1:
+            group = cells[0]["value"]
+        else:
+            got.append((group, cells[0]["value"], [c["value"] for c in cells[1:]]))
+    assert got == truth
 
 
 def test_a_borderless_chart_without_caption_is_read_by_its_numbers(shared_corpora):

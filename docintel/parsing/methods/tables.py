@@ -972,6 +972,8 @@ def table_lines(tables: list[ExtractedTable]) -> list[dict[str, Any]]:
             text, pairs = row_text(r.cells, t.cell_headers or t.headers, r.spanning)
             if not text:
                 continue
+            if len(pairs) > 1 and all(p["header"] == p["value"] for p in pairs):
+                continue  # the column headers again, over the next block of a stacked table
             rows.append(
                 {
                     "text": text,

@@ -216,9 +216,16 @@ def _across_page_breaks(
     return out
 
 
+OCR_NOISE_CONFIDENCE = 30.0
+"""A page OCR's line whose words Tesseract trusts less than this (mean word confidence, 0-100)
+is noise read from a picture ("RCT RRA TRF RA CRETE SILOS ..." under a scanned article's
+photo, 17.9), not text: passages leave it out. The lines of the scans' prose score 60-97."""
+
+
 def page_lines(store: Store, doc_id: str, pages: list[int]) -> pd.DataFrame:
     """The best-parse lines of ``pages`` without running headers and footers, footnotes marked
-    (:func:`docintel.retrieval.region.drop_margins`): what every passage is cut from."""
+    (:func:`docintel.retrieval.region.drop_margins`), and without a page OCR's noise lines
+    (OCR_NOISE_CONFIDENCE; a figure's OCR labels are kept): what every passage is cut from."""
     from docintel.retrieval.region import drop_margins
     from docintel.store.view import BASELINE_METHODS, best_lines
 
@@ -232,7 +239,11 @@ def page_lines(store: Store, doc_id: str, pages: list[int]) -> pd.DataFrame:
     if nearby is not None and not nearby.empty:
         nearby = nearby[nearby["parsing_method"].isin(BASELINE_METHODS)]
         nearby = nearby.assign(height=nearby["page_num"].map(heights))
-    return drop_margins(best_lines(store, doc_id, wanted), {p: h for p, h in heights.items() if p in wanted}, nearby=nearby)
+    lines = best_lines(store, doc_id, wanted)
+    if "confidence" in lines and "in_base" in lines:
+        noise = (lines["confidence"] < OCR_NOISE_CONFIDENCE) & lines["in_base"].fillna(True).astype(bool)
+        lines = lines[~noise.fillna(False).to_numpy()]
+    return drop_margins(lines, {p: h for p, h in heights.items() if p in wanted}, nearby=nearby)
 
 
 def _heights(store: Store, doc_id: str, pages: list[int]) -> dict[int, float]:

@@ -1199,6 +1199,28 @@ def test_a_chart_in_a_column_of_a_two_page_notice_answers_its_amount(tmp_path, s
     assert {(c.doc, c.page) for c in out.citations} == {("table_areas.pdf", 1)}, out.answer
 
 
+def test_a_scans_ocr_noise_is_no_part_of_an_answer(tmp_path, shared_corpora):
+    """The scanned Wikipedia printout (scanned/epson.pdf): under its photo, the hi-res OCR reads
+    lines such as "RCT RRA TRF RA CRETE SILOS ..." (mean word confidence 17.9), and "Who invented
+    the first OCR device for the blind?" quoted one run into the History heading's sentence."""
+    from docintel import api
+    from docintel.retrieval import OCR_NOISE_CONFIDENCE, page_lines
+    from docintel.store import Store
+
+    settings = Settings.load(env={}, store=tmp_path / "store", quiet=True)
+    api.ingest([shared_corpora / "scanned" / "epson.pdf"], settings)
+    api.escalate(settings)
+    store = Store(settings.store)
+    doc = store.doc_ids()[0]
+    every = store.read_table("line_df", [doc])
+    assert (every["confidence"] < OCR_NOISE_CONFIDENCE).any()  # kept in the store ...
+    lines = page_lines(store, doc, [1])
+    assert not lines["text"].str.contains("CRETE SILOS").any()  # ... and out of every passage
+    assert lines["text"].str.contains("Emanuel Goldberg").any()
+    out = api.ask("Who invented the first OCR device for the blind?", settings)
+    assert "reading devices for the blind" in out.answer and "CRETE" not in out.answer, out.answer
+
+
 def test_the_span_of_a_long_page_is_chosen_by_the_weights_inside_its_document(tmp_path):
     """737 MAX AD p14: "737" and "MAX" are rare across the corpus but on every page of the AD, so
     they pulled the span handed to the generator to the lines naming the airplane, 40 lines and

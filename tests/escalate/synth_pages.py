@@ -27,23 +27,27 @@ def _pymupdf():
     return pymupdf()
 
 
+def draw_ruled_table(page, xs: list[float], y: float, rows: list[list[str]], inset: float = 5,
+                     bold_header: bool = False) -> None:
+    """A fully ruled grid on ``page``: column edges ``xs``, top ``y``, rows 22 pt high."""
+    for r, cells in enumerate(rows):
+        for c, text in enumerate(cells):
+            page.insert_text((xs[c] + inset, y + 22 * r + 15), text, fontsize=10,
+                             fontname="hebo" if bold_header and r == 0 else "helv")
+    for k in range(len(rows) + 1):
+        page.draw_line((xs[0], y + 22 * k), (xs[-1], y + 22 * k), width=0.6)
+    for x in xs:
+        page.draw_line((x, y), (x, y + 22 * len(rows)), width=0.6)
+
+
 def ruled_table_pdf(path: Path) -> Path:
     """A fully ruled 3x4 grid under a 'Table 1:' caption; the first row is the header."""
     m = _pymupdf()
     doc = m.open()
     page = doc.new_page(width=612, height=792)
     page.insert_text((72, 90), "Table 1: Resource limits per tier", fontsize=11)
-    xs = [72, 222, 372, 522]
     rows = [["Tier", "Memory", "Storage"], ["Basic", "2 GB", "10 GB"], ["Standard", "8 GB", "100 GB"], ["Premium", "32 GB", "1 TB"]]
-    y = 110
-    for r, cells in enumerate(rows):
-        for c, text in enumerate(cells):
-            page.insert_text((xs[c] + 6, y + 15), text, fontsize=10, fontname="hebo" if r == 0 else "helv")
-        y += 22
-    for k in range(len(rows) + 1):
-        page.draw_line((xs[0], 110 + 22 * k), (xs[-1], 110 + 22 * k), width=0.6)
-    for x in xs:
-        page.draw_line((x, 110), (x, 110 + 22 * len(rows)), width=0.6)
+    draw_ruled_table(page, [72, 222, 372, 522], 110, rows, inset=6, bold_header=True)
     page.insert_text((72, 260), "The text under the table talks about Table 1 and its tiers.", fontsize=10)
     doc.save(path)
     return path

@@ -11,7 +11,7 @@ import pytest
 from docintel.errors import UsageError
 from docintel.parsing import methods
 from docintel.schemas.tables import LINE_DF, to_arrow
-from synth_pages import LABELS, SCAN_TEXT, page_input
+from synth_pages import LABELS, SCAN_TEXT, draw_ruled_table, page_input
 
 
 def _rows(result):
@@ -215,14 +215,7 @@ def test_reading_order_reads_a_table_row_by_row(tmp_path):
         page.insert_text((330, 80 + 14 * i), f"right column line {i}", fontsize=10)
         page.insert_text((72, 80 + 14 * i), f"left column line {i}", fontsize=10)
     page.insert_text((72, 300), "Table 4: Limits", fontsize=10)
-    xs, y = [72, 250, 420, 540], 310
-    for r, cells in enumerate([["Plan", "Users", "Price"], ["Free", "1", "0"], ["Team", "10", "90"]]):
-        for c, text in enumerate(cells):
-            page.insert_text((xs[c] + 5, y + 22 * r + 15), text, fontsize=10)
-    for k in range(4):
-        page.draw_line((xs[0], y + 22 * k), (xs[-1], y + 22 * k), width=0.6)
-    for x in xs:
-        page.draw_line((x, y), (x, y + 66), width=0.6)
+    draw_ruled_table(page, [72, 250, 420, 540], 310, [["Plan", "Users", "Price"], ["Free", "1", "0"], ["Team", "10", "90"]])
     doc.save(tmp_path / "cols_table.pdf")
     result = methods.get("reading_order").run(pi(tmp_path / "cols_table.pdf"))
     texts = [r["text"] for r in result.lines]
@@ -249,14 +242,8 @@ def test_reading_order_reads_a_table_inside_one_column_within_that_column(tmp_pa
         page.insert_text((72, 80 + 14 * i), f"left column line {i}", fontsize=10)
     for i in range(6):
         page.insert_text((330, 80 + 14 * i), f"right column line {i}", fontsize=10)
-    xs, y = [330, 430, 540], 170
-    for r, cells in enumerate([["Period", "Allowance"], ["Weekly", "71.15"], ["Monthly", "308.33"], ["Annually", "3,700.00"]]):
-        for c, text in enumerate(cells):
-            page.insert_text((xs[c] + 5, y + 22 * r + 15), text, fontsize=10)
-    for k in range(5):
-        page.draw_line((xs[0], y + 22 * k), (xs[-1], y + 22 * k), width=0.6)
-    for x in xs:
-        page.draw_line((x, y), (x, y + 88), width=0.6)
+    draw_ruled_table(page, [330, 430, 540], 170,
+                     [["Period", "Allowance"], ["Weekly", "71.15"], ["Monthly", "308.33"], ["Annually", "3,700.00"]])
     for i in range(6, 12):
         page.insert_text((330, 280 + 14 * (i - 6)), f"right column line {i}", fontsize=10)
     doc.save(tmp_path / "table_in_column.pdf")

@@ -141,6 +141,8 @@ def _kind_stems(asked: str, text: str) -> set[str]:
     sentence besides was measured: one answer check fewer on a blind set, one more
     complete-and-wrong read question."""
     return set().union(*(_KIND_WORDS.get(what, ()) for want, what in _kinds_asked(asked) if want.search(text)))
+
+
 @lru_cache(maxsize=64)
 def _numbers_of(question: str) -> re.Pattern[str]:
     """The numbers ``question`` states, as a pattern matching each where it stands alone."""

@@ -9,7 +9,6 @@ matches the row label's, and the passage says it was rebuilt.
 from __future__ import annotations
 
 import bisect
-
 import json
 import re
 from dataclasses import dataclass, field

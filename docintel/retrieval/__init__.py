@@ -104,7 +104,7 @@ def retrieve(
     if cands:  # sentence weights inside the answer's document
         from docintel.retrieval.search import doc_idf
 
-        in_doc, unused = doc_idf(store, parsed, cands[0].doc_id, corpus=idf)
+        in_doc, unused = doc_idf(store, parsed, cands[0].doc_id)
         if in_doc:
             idf = in_doc
             # the pages read: the top k, and the runner-up the loop may add

@@ -200,43 +200,50 @@ def _idf(conn: sqlite3.Connection, parsed: ParsedQuestion) -> dict[str, float]:
     return out
 
 
-def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str,
-            corpus: dict[str, float] | None = None) -> tuple[dict[str, float], list[str]]:
+def doc_idf(store: Store, parsed: ParsedQuestion, doc_id: str) -> tuple[dict[str, float], list[str]]:
     """Idf of each keyword among the pages of one document: a word on every page of it (its
     name, "Acme", "information system") says little about which of its sentences answers. And
     the keywords the document never uses. A short document's page counts say nothing (on a
     two-page notice, a word on one page weighed 3.8 times one on both): up to SMALL_DOC_PAGES
-    pages, a word it uses weighs its ``corpus`` idf."""
+    pages, a word it uses is weighed by its pages across the whole index."""
     conn = connect(store)
     if conn is None:
         return {}, []
     try:
         n = conn.execute("SELECT count(*) FROM pages WHERE doc_id=?", (doc_id,)).fetchone()[0] or 1
+        everywhere = n <= SMALL_DOC_PAGES
+        if everywhere:
+            n = conn.execute("SELECT count(*) FROM pages").fetchone()[0] or 1
 
-        def df_of(words: list[str]) -> int:
-            return conn.execute(
-                "SELECT count(*) FROM page_fts WHERE page_fts MATCH ? AND doc_id=?", ['"' + " ".join(words) + '"', doc_id]
-            ).fetchone()[0]
+        def df_of(words: list[str], in_doc: bool) -> int:
+            where = " AND doc_id=?" if in_doc else ""
+            return conn.execute(f"SELECT count(*) FROM page_fts WHERE page_fts MATCH ?{where}",
+                                ['"' + " ".join(words) + '"'] + ([doc_id] if in_doc else [])).fetchone()[0]
 
         # the index holds "1040NR" as one token, the question's keywords split it ("1040", "nr")
         # and so do the sentences an answer is chosen from: "nr" is wherever "1040NR" is
         compounds = {c.lower() for c in re.findall(r"[^\W_]+", parsed.text)
                      if re.search(r"\d", c) and re.search(r"[^\W\d_]", c)}
-        compound_df: dict[str, int] = {}
+        compound_df: dict[tuple[str, bool], int] = {}
+
+        def pages_with(k: str, words: list[str], in_doc: bool) -> int:
+            df = df_of(words, in_doc)
+            for c in compounds:
+                if c != k and k in re.findall(r"[^\W\d_]+|\d+", c):
+                    if (c, in_doc) not in compound_df:  # "1040" and "nr" both look "1040nr" up
+                        compound_df[(c, in_doc)] = df_of([c], in_doc)
+                    df = max(df, compound_df[(c, in_doc)])
+            return df
+
         out: dict[str, float | None] = {}
         for k in parsed.keywords:
             words = re.findall(r"[^\W_]+", k)
             if not words:
                 continue
-            df = df_of(words)
-            for c in compounds:
-                if c != k and k in re.findall(r"[^\W\d_]+|\d+", c):
-                    if c not in compound_df:  # "1040" and "nr" both look "1040nr" up
-                        compound_df[c] = df_of([c])
-                    df = max(df, compound_df[c])
+            df = pages_with(k, words, in_doc=True)
+            if df and everywhere:
+                df = pages_with(k, words, in_doc=False)
             out[k] = math.log((n + 1) / (df + 0.5)) if df else None
-            if df and n <= SMALL_DOC_PAGES and corpus and k in corpus:
-                out[k] = corpus[k]
         # a word the document never uses weighs a half more than its rarest used word: it may be
         # a vocabulary mismatch ("paid" / "payable"), but it is also a sign the answer is not
         # there ("the capital of France" must not be answered by "the capital letter O")

@@ -371,7 +371,7 @@ def test_a_document_the_question_names_in_full_scopes_the_reranked_pages(monkeyp
                               "text": "Table 1 summarizes availability for each security objective."} for p in pages])
 
     monkeypatch.setattr(search, "ensure_index", lambda store, docs: None)
-    monkeypatch.setattr(search, "doc_idf", lambda store, parsed, doc, corpus=None: ({}, []))
+    monkeypatch.setattr(search, "doc_idf", lambda store, parsed, doc: ({}, []))
     monkeypatch.setattr(retrieval, "page_lines", lines)
     monkeypatch.setattr(retrieval, "_toc", lambda store, doc: None)
     monkeypatch.setattr(retrieval, "candidate_passages", lambda store, cands, loaded, asked="": [])

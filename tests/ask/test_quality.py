@@ -1155,9 +1155,11 @@ def test_a_sentence_is_quoted_once():
     assert _quoted_once(said + "\n" + said + "\nok") == said + "\nok"
 
 
-def test_a_keyword_split_out_of_a_compound_weighs_as_much_as_the_compound(tmp_path):
+def test_a_keyword_split_out_of_a_compound_weighs_as_much_as_the_compound(tmp_path, shared_corpora):
     """"nr" of "Form 1040NR": the index holds "1040nr" as one token, the sentences an answer is
-    chosen from split it. On pages that all say "Form 1040NR", "nr" says as little as "form"."""
+    chosen from split it. On pages that all say "Form 1040NR", "nr" says as little as "form".
+    So too when the document is short enough to be weighed across the whole index: there "nr"
+    alone is on no page, and it weighed most."""
     import pymupdf
 
     from docintel import api
@@ -1177,6 +1179,13 @@ def test_a_keyword_split_out_of_a_compound_weighs_as_much_as_the_compound(tmp_pa
     idf, unused = doc_idf(store, parsed, store.documents().doc_id.iloc[0])
     assert "nr" not in unused
     assert idf["nr"] == idf["form"] < idf["check"]
+    api.ingest([shared_corpora / "nist" / "NIST.FIPS.199.pdf"], Settings.load(env={}, store=root, quiet=True))
+    from docintel.retrieval import retrieve
+
+    mine = next(d for d, e in store.manifest()["documents"].items() if e["file_name"] == "i.pdf")
+    _, _, idf, unused = retrieve(store, parsed, [mine])  # the weights an answer's sentences are chosen by
+    assert "nr" not in unused
+    assert idf["nr"] == idf["1040"] < idf["check"]
 
 
 def test_a_chart_in_a_column_of_a_two_page_notice_answers_its_amount(tmp_path, shared_corpora):

@@ -87,8 +87,4 @@ bench: install
 	$(BIN)/python bench/ask.py
 
 clean:
-	rm -rf $(VENV) $(STORE) out .pytest_cache *.egg-info corpora/golden/.docintel-eval corpora/golden/heldout/.docintel-eval \
-		corpora/golden/heldout3/.docintel-eval corpora/golden/heldout4/.docintel-eval corpora/golden/heldout5/.docintel-eval \
-		corpora/golden/heldout6/.docintel-eval corpora/golden/heldout7/.docintel-eval corpora/golden/heldout8/.docintel-eval \
-		corpora/golden/heldout9/.docintel-eval corpora/golden/heldout10/.docintel-eval corpora/golden/heldout11/.docintel-eval corpora/golden/heldout12/.docintel-eval corpora/golden/heldout13/.docintel-eval corpora/golden/heldout14/.docintel-eval corpora/golden/heldout15/.docintel-eval corpora/golden/heldout16/.docintel-eval \
-		corpora/golden/heldout17/.docintel-eval corpora/golden/sentinels/.docintel-eval
+	rm -rf $(VENV) $(STORE) out .pytest_cache *.egg-info corpora/golden/.docintel-eval corpora/golden/*/.docintel-eval

@@ -24,7 +24,9 @@ SUFFIXES = (
     "al",
     "ly",
 )
-WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
+WORD = re.compile(r"(?:[A-Za-z0-9]+_)+[A-Za-z0-9]+|[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
+"""A word: an identifier joined by underscores is one ("d_model", the drive cycle "2012_2"),
+as a question's keywords read it (:mod:`docintel.questions.parse`)."""
 SPLIT = re.compile(r"(?<=[.!?])(?!(?<= al\.)\s+\((?:19|20)\d\d)[\"')\]]*\s+(?:\d{1,2}(?:\s+(?=[A-Z][a-z])|\s*\n\s*)|(?=[A-Z(\[\"']))|\s*\n\s*")
 """Sentence boundaries, and a newline (a heading or list item starts afresh). A footnote mark
 after a full stop goes with the boundary ("... for more than 5 seconds. 6 Flight data ...").
@@ -79,12 +81,13 @@ def folded(text: str) -> str:
 
 
 def stems(text: str) -> set[str]:
-    """Stems of the words of ``text``; a hyphenated word also gives its parts ("work-arounds")."""
+    """Stems of the words of ``text``; a hyphenated or underscored word also gives its parts
+    ("work-arounds", "d_model")."""
     out = set()
     for w in WORD.findall(text):
         out.add(stem(w))
-        if "-" in w:
-            out.update(stem(part) for part in w.split("-") if part)
+        if "-" in w or "_" in w:
+            out.update(stem(part) for part in re.split(r"[-_]", w) if part)
     return out
 
 

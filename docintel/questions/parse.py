@@ -40,7 +40,7 @@ _FRAME = re.compile(r"(?i)\b(?:looks?|looked|looking)\s+like\b|\b(?:as\s+a|on\s+
 is as a whole"): its words are not the topic."""
 
 _HOW_WORDS = frozenset("long often far large big small quickly soon old fast frequently early late".split())
-_TOKEN = re.compile(r"[^\W\d_][\w\-']*[^\W_]|[^\W\d_]|\d+(?:[.,]\d+)*(?:[a-z]{1,3}\b)?%?")
+_TOKEN = re.compile(r"[^\W\d_][\w\-']*[^\W_]|[^\W\d_]|\d+(?:_[^\W_]+)+|\d+(?:[.,]\d+)*(?:[a-z]{1,3}\b)?%?")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*(?:[a-z]{1,3})?%?$")
 _DOC_HINT = re.compile(
     r"(?i)\b(?:in|from|of|per|under)\s+(?:the\s+)?(?P<name>[A-Za-z0-9][\w\-./]*(?:\s+[A-Za-z0-9][\w\-./]*){0,2})\s+"

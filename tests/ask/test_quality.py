@@ -18,7 +18,7 @@ from docintel.schemas.generation import Cell, GenerationRequest, Passage, Passag
 from docintel.schemas.questions import AnswerShape
 from docintel.settings import Settings
 from docintel.store.values import as_float, as_int
-from docintel.text import split_sentences, stem
+from docintel.text import split_sentences, stem, stems
 
 
 def _passage(texts: list[str], **kw) -> Passage:
@@ -437,6 +437,26 @@ def test_rows_that_only_share_the_tables_headers_are_not_quoted_beside_the_answe
     out = _generate("What is the one withholding allowance amount for a biweekly payroll period?", [p])
     assert "Biweekly; One Withholding Allowance: 142.31" in out.answer
     assert "Weekly;" not in out.answer.replace("Biweekly;", "") and "Monthly" not in out.answer
+
+
+def test_an_identifier_joined_by_underscores_is_one_word():
+    """The NREL report's Table 2-1 names its drive cycles "2012_2", "2145_1", "2032_2": asked
+    for cycle 2012_2, the answer also quoted row 2032_2, which holds the "2" the question's
+    "2012_2" was split into. A question's keyword and the evidence's word are the identifier
+    whole (its parts still count, as a hyphenated word's do: "model" is in "d_model")."""
+    assert "2012_2" in parse_question("What are the fuel savings for cycle 2012_2?").keywords
+    assert "2" not in parse_question("What are the fuel savings for cycle 2012_2?").keywords
+    assert {"d_model", "model", "2032_2", "2032"} <= stems("d_model 2032_2")
+    assert stems("Name: ____ line 5____") == {"name", "line", "5"}  # a form's blanks join nothing
+    heads = ["Cycle Name", "KI (1/km)", "Percent Fuel Savings Improved Speed"]
+    rows = [PassageLine(line_num=2 + i, text=" | ".join(vals), kind="table_row", row_key=vals[0],
+                        cells=[Cell(header=h, value=x) for h, x in zip(heads, vals)])
+            for i, vals in enumerate([("2012_2", "3.30", "5.9%"), ("2145_1", "0.68", "2.4%"), ("2032_2", "0.17", "21.7%")])]
+    p = Passage(passage_id="P1", doc_id="d", doc="nrel.pdf", page=1, page_label="3", line_start=2, line_end=4,
+                parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.primary, lines=rows)
+    out = _generate("What is the percent fuel savings from improved speed for cycle 2012_2?", [p])
+    assert "5.9%" in out.answer and "21.7%" not in out.answer
+    assert [(c.line_start, c.line_end) for c in out.citations] == [(2, 2)]
 
 
 def test_a_tables_header_row_is_no_answer_on_its_own():

@@ -111,6 +111,8 @@ HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
 NUMBERED_HEADING = re.compile(r"^(?:\d+(?:\.\d+)+|[A-Z](?:\.\d+)+)\s+[A-Z][\w\-]*(?:\s+(?:[A-Z(][\w\-/),]*|and|of|the|to|for|in|on|or|with|by|a|an|&))*$")
 """A numbered heading of any length, its words capitalised ("2.3.4 Sharing Information With
 Outside Parties"); not a line a sentence wraps onto ("2.4 GHz band, where ...")."""
+_SENTENCE_END_IN = re.compile(r"[a-z]\.\s+[A-Z]")
+"""A sentence ending inside a line ("Standard deduction. You cannot take"): no heading's words."""
 _FINISHED = re.compile(r"[.!?:]\)?(?:\s*\d{1,2})?$")
 """A finished sentence, perhaps with a footnote mark after it ("... in this publication. 5")."""
 
@@ -119,7 +121,7 @@ def is_heading(t: str, prev_text: str) -> bool:
     """A short line without end punctuation after a finished sentence ("5.3", "Optimizer"), or a
     numbered heading ("3.4.1 Software Inventory Management")."""
     t = t.strip()
-    if t.endswith((".", ",", ";", ":", "-")):
+    if t.endswith((".", ",", ";", ":", "-")) or _SENTENCE_END_IN.search(t):
         return False
     if NUMBERED_HEADING.match(t) and len(t.split()) <= 12:
         return True
@@ -140,7 +142,7 @@ def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]
         if not t:
             continue
         heading = not marker and (is_heading(t, text) or (
-            heading_open and len(t.split()) <= 5 and not t.endswith(".")
+            heading_open and len(t.split()) <= 5 and not t.endswith(".") and not _SENTENCE_END_IN.search(t)
         ) or (CAPTION_LINE.match(t) is not None and not t.endswith(".")))
         if marker:  # the item a lone bullet marks goes on its line
             text += " "
@@ -169,7 +171,8 @@ def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]
 
 def sentence_at(text: str, start: int, end: int) -> str:
     """The sentence of running ``text`` (see ``join_lines``) that holds ``text[start:end]``, cut
-    where ``split_sentences`` cuts (a sentence end, a footnote mark after it, a line break)."""
+    where ``split_sentences`` cuts (a sentence end, a footnote mark after it, a line break; a
+    run-in heading is not joined to it here: the lines are gone)."""
     cuts = list(SPLIT.finditer(text))
     a = max((m.end() for m in cuts if m.end() <= start), default=0)
     b = min((m.start() for m in cuts if m.start() >= end), default=len(text))
@@ -180,7 +183,9 @@ def split_sentences(lines: list[tuple[int, str]]) -> list[tuple[str, list[int]]]
     """The sentences of the joined ``lines``, each with the line_nums it spans."""
     text, spans = join_lines(lines)
     out: list[tuple[str, list[int]]] = []
+    starts = {off for off, _ in spans}  # where a line starts in ``text``
     pos = 0
+    run_in = False
     for piece in SPLIT.split(text):
         start = text.find(piece, pos)
         end = start + len(piece)
@@ -193,15 +198,25 @@ def split_sentences(lines: list[tuple[int, str]]) -> list[tuple[str, list[int]]]
             | ({first[-1]} if first else set())
         )
         nums = nums or ([spans[0][1]] if spans else [0])
-        if out and _ITEM_NUMBER.match(out[-1][0]):  # "1." opens the item it numbers
+        if out and (_ITEM_NUMBER.match(out[-1][0]) or (run_in and start not in starts)):
+            # "1." opens the item it numbers; a run-in heading ("Standard deduction. You cannot
+            # take the standard deduction ...") the sentence its line goes on with
             prev, prev_nums = out.pop()
             piece, nums = f"{prev} {piece.strip()}", sorted(set(prev_nums) | set(nums))
         out.append((piece.strip(), nums))
+        run_in = start in starts and RUN_IN_HEADING.match(piece.strip()) is not None
     return out
 
 
 _ITEM_NUMBER = re.compile(r"^\d{1,2}\.$")
 """A numbered list item's number, split from its text by the full stop after it."""
+RUN_IN_HEADING = re.compile(
+    r"^(?!(?:It|This|That|These|Those|They|We|You|He|She|There|Here|See|Yes|No|Not)\b)"
+    r"[A-Z][a-z]+(?:[ \-](?!(?:the|a|an|this|that|your|our|its|their|is|are|was|were)\b)[A-Za-z][a-z]*){0,3}\.$"
+)
+"""A heading a paragraph opens with on its first line ("Standard deduction.", "Head of
+household.", "Joint return."): up to four words, the first capitalised, ending in a full stop;
+no pronoun to start it, no article or verb "to be" in it ("It works.", "Use the column.")."""
 
 
 def row_text(cells: list[tuple[str, str]]) -> str:

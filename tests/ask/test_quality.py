@@ -597,6 +597,25 @@ def test_split_sentences_keeps_line_numbers():
     assert [n for _, n in out] == [[1, 2], [2, 3]]
 
 
+def test_a_run_in_heading_is_read_with_the_sentence_its_line_goes_on_with():
+    """1040NR p5: under the heading "Restrictions for Dual-Status Taxpayers", the line "Standard
+    deduction. You cannot take" was read as more heading, so the answer to "What is the standard
+    deduction for a nonresident alien?" quoted "Standard deduction." alone and the rule was cut
+    off after "take". A paragraph's run-in heading goes with its first sentence; a short
+    sentence that is no heading ("It works.") stands alone."""
+    out = split_sentences([(92, "Restrictions for Dual-Status"), (93, "Taxpayers"), (94, "Standard deduction. You cannot take"),
+                           (95, "the standard deduction even for the"), (96, "part of the year you were a resident"),
+                           (97, "alien."), (98, "Head of household. You cannot use"), (99, "the Head of household column."),
+                           (100, "It works. And this ends here.")])
+    assert ("Standard deduction. You cannot take the standard deduction even for the part of the year you were a "
+            "resident alien.", [94, 95, 96, 97]) in out
+    assert ("Head of household. You cannot use the Head of household column.", [98, 99]) in out
+    assert ("It works.", [100]) in out and ("And this ends here.", [100]) in out
+    # mid-line, a short sentence is no run-in heading: "... the column. Yes. The next ..." stays three
+    out = split_sentences([(1, "Use the column. Yes. The next one")])
+    assert [t for t, _ in out] == ["Use the column.", "Yes.", "The next one"]
+
+
 def test_store_value_coercion():
     assert as_int(float("nan")) is None and as_int("7") == 7 and as_int(None) is None and as_int("x") is None
     assert as_float(float("nan")) is None and as_float(3) == 3.0

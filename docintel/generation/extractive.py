@@ -150,8 +150,32 @@ def _numbers_of(question: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\d.,])(?:" + "|".join(map(re.escape, nums)) + r")(?![\d]|[.,]\d)") if nums else re.compile(r"(?!)")
 
 
-_HOW_MANY_UNIT = re.compile(r"\bhow\s+many\s+(second|minute|hour|day|week|month|year|character|digit|attempt)s?\b")
-"""A count asked in a unit: the answer states a number of that unit."""
+_HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[a-z][a-z\-]*\s+){0,3}[a-z][a-z\-]*)")
+_NOT_COUNTED = frozenset("more other times time different such per".split())
+
+
+def _counted(asked: str) -> str | None:
+    """The noun a "how many ...?" question counts: the last word before its verb or preposition
+    ("how many full-time incident handlers does ...": handlers; "how many days after ...": days);
+    None when no word names it ("how many of them", "how many times": a frequency)."""
+    m = _HOW_MANY.search(asked)
+    words = []
+    for w in m.group(1).split() if m else []:
+        if w in _AUX or w in _NOT_COUNTED or w in _PREPOSITIONS:
+            break
+        words.append(w)
+    return words[-1] if words else None
+
+
+def _counts(evidence: str, noun: str) -> bool:
+    """Whether ``evidence`` states a number of ``noun`` (its stem): a number up to four words
+    before it ("10 working days", "three annotators", "8 parallel attention layers, or heads") or
+    a value given for it ("heads = 8", "Heads: 8")."""
+    st = re.escape(_stem(noun))
+    return bool(re.search(rf"(?i)\b(?:\d[\d,.]*|{_NUMBER_WORD})[\s\-]+(?:[\w\-,]+\s+){{0,4}}?{st}\w*", evidence)
+                or re.search(rf"(?i)\b{st}\w*\s*[:=]\s*\d", evidence))
+
+
 _PROVENANCE = re.compile(r"\((?:page|pages)\s[^)]*\)")
 _POINTER_ID = re.compile(
     r"(?i)\b(?:fig(?:ure)?|table|section|sec|appendix|annex|clause|page|p|sp|fips|nist)\.?\s*[A-Z]?\d[\w.\-]*"
@@ -1265,9 +1289,12 @@ class ExtractiveGenerator:
         for want, what in _kinds_asked(q):
             if not want.search(_numbers_of(request.question).sub(" ", bare) if what == "number" else bare):
                 gaps.append(f"states no {what}")  # ... a number the question gives ("for 2011") is not one
-        unit = _HOW_MANY_UNIT.search(q)
-        if unit and not re.search(rf"(?i)\b(?:\d[\d,.]*|{_NUMBER_WORD})\s*(?:[\w\-]+\s+){{0,2}}?{unit.group(1)}s?\b", bare):
-            gaps.append(f"states no number of {unit.group(1)}s")  # "how many days" is not answered by "three months"
+        counted = _counted(q)
+        if counted and counted not in request.parsed.unused and not _counts(bare, counted):
+            # "how many days" is not answered by "three months", nor "how many heads" by "three
+            # different ways"; a noun the document never uses ("how many failed fingerprint tries",
+            # SP 800-63B's "attempts") no quote can count in
+            gaps.append(f"states no number of {counted}")
         return gaps
 
     @staticmethod

@@ -1801,6 +1801,44 @@ def test_how_many_days_wants_a_number_of_days(text, complete):
     assert ("states no number of days" in out.answer) is not complete
 
 
+HEADS = ("How many heads does the Transformer use?", {"head": 1.0, "transformer": 0.5, "use": 0.1})
+ANNOTATORS = ("How many annotators did LongEval use per summary?",
+              {"annotator": 1.0, "longeval": 1.0, "use": 0.1, "summary": 0.5})
+
+
+@pytest.mark.parametrize("asked, text, complete", [
+    # the Transformer paper p5: a number, but of ways, not heads
+    (HEADS, "The Transformer uses multi-head attention in three different ways.", False),
+    (HEADS, "In this work the Transformer employs h = 8 parallel attention layers, or heads.", True),
+    (HEADS, "In the base Transformer, heads = 8 and d_k = 64.", True),
+    # LongEval p4 quoted its datasets' numbers, none of annotators
+    (ANNOTATORS, "LongEval annotators rated SQuALITY (Wang et al., 2022) summaries, 227 words long on average.", False),
+    (ANNOTATORS, "For LongEval, three annotators give each summary a rating.", True),
+    (("How many full-time incident handlers does the guide recommend?",
+      {"full-time": 0.5, "incident": 0.5, "handler": 1.0, "guide": 0.1, "recommend": 0.3}),
+     "The guide recommends two full-time incident handlers.", True),
+])
+def test_how_many_wants_a_number_of_what_it_counts(asked, text, complete):
+    q, weights = asked
+    out = _generate(q, [_passage([text])], weights)
+    assert (out.answer_completeness == Completeness.complete) is complete, out.answer
+    assert ("states no number of" in out.answer) is not complete
+
+
+def test_how_many_of_a_noun_the_document_never_uses_is_not_held_to_it():
+    """heldout9: "How many failed fingerprint tries can the token allow?" SP 800-63B never says
+    "tries"; its "no more than 5 consecutive failed authentication attempts" answers."""
+    q = "How many failed fingerprint tries can the token allow?"
+    p = _passage(["The biometric system SHALL allow no more than 5 consecutive failed authentication attempts."])
+    parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)])
+    parsed = parsed.model_copy(update={"weights": {"fail": 1.0, "fingerprint": 0.5, "tri": 0.5, "token": 0.3, "allow": 0.5}})
+    unused = parsed.model_copy(update={"unused": ["fingerprint", "tries"]})
+    held = ExtractiveGenerator().generate(GenerationRequest(question=q, parsed=parsed, passages=[p]))
+    assert "states no number of tries" in held.answer
+    out = ExtractiveGenerator().generate(GenerationRequest(question=q, parsed=unused, passages=[p]))
+    assert "states no number" not in out.answer
+
+
 def test_figure_labels_on_a_primary_page_are_not_glued_into_its_sentences():
     """SP 800-48 p16: the OCR label "Extended Service Set" sat between the caption and the text
     and was quoted as "IEEE 802.11 Infrastructure Mode Extended Service Set The use of ..."."""

@@ -154,26 +154,45 @@ _HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[a-z][a-z\-]*\s+){0,3}[a-z][a-z\-]*)
 _NOT_COUNTED = frozenset("more other times time different such per".split())
 
 
+_PLURALS = frozenset("people children men women data criteria media personnel staff feet".split())
+
+
+@lru_cache(maxsize=64)
 def _counted(asked: str) -> str | None:
-    """The noun a "how many ...?" question counts: the last word before its verb or preposition
-    ("how many full-time incident handlers does ...": handlers; "how many days after ...": days);
-    None when no word names it ("how many of them", "how many times": a frequency)."""
+    """The noun a "how many ...?" question counts: its first plural ("how many full-time incident
+    handlers does ...": handlers; "how many schools participated ...": schools; "how many
+    business days": days), else the last word before its verb or preposition; None when no word
+    names it ("how many of them", "how many times": a frequency)."""
     m = _HOW_MANY.search(asked)
     words = []
     for w in m.group(1).split() if m else []:
         if w in _AUX or w in _NOT_COUNTED or w in _PREPOSITIONS:
             break
+        if w in _PLURALS or (w.endswith("s") and not w.endswith("ss")):
+            return w
         words.append(w)
     return words[-1] if words else None
 
 
+def _misses_count(text: str, parsed: ParsedQuestion) -> bool:
+    """Whether ``text`` (pointers taken out) states no number of what a "how many ...?" question
+    counts; False when the question counts nothing, or a noun its document never uses
+    ("how many failed fingerprint tries": SP 800-63B says "attempts"), which no text can count in."""
+    counted = _counted((parsed.asked or parsed.text).lower())
+    return bool(counted) and counted not in parsed.unused and not _counts(text, counted)
+
+
 def _counts(evidence: str, noun: str) -> bool:
     """Whether ``evidence`` states a number of ``noun`` (its stem): a number up to four words
-    before it ("10 working days", "three annotators", "8 parallel attention layers, or heads") or
-    a value given for it ("heads = 8", "Heads: 8")."""
+    before it with no preposition between ("10 working days", "three annotators", "8 parallel
+    attention layers, or heads"; not "76.6 percent without substitute schools"), or a value given
+    for it ("heads = 8", "Heads: 8")."""
     st = re.escape(_stem(noun))
-    return bool(re.search(rf"(?i)\b(?:\d[\d,.]*|{_NUMBER_WORD})[\s\-]+(?:[\w\-,]+\s+){{0,4}}?{st}\w*", evidence)
-                or re.search(rf"(?i)\b{st}\w*\s*[:=]\s*\d", evidence))
+    for m in re.finditer(rf"(?i)\b(?:\d[\d,.]*|{_NUMBER_WORD})(%?)((?:[\s\-]+[\w\-,]+){{0,4}}?)[\s\-]+{st}\w*", evidence):
+        between = {w.strip(",").lower() for w in re.split(r"[\s\-]+", m.group(2)) if w}
+        if not m.group(1) and not between & (_PREPOSITIONS | {"percent", "per"}):
+            return True
+    return bool(re.search(rf"(?i)\b{st}\w*\s*[:=]\s*\d", evidence))
 
 
 _PROVENANCE = re.compile(r"\((?:page|pages)\s[^)]*\)")
@@ -978,7 +997,9 @@ class ExtractiveGenerator:
                 and not (s.is_row and any(n in _passage_text(s.passage) for n in asked)):
             s.coverage *= 0.5
             score *= 0.5
-        if shape == AnswerShape.value and re.match(r"(?i)\s*how\s+(many|much)\b", request.question) and not _NUM.search(s.text):
+        if shape == AnswerShape.value and re.match(r"(?i)\s*how\s+(many|much)\b", request.question) \
+                and (not _NUM.search(s.text) or _misses_count(_POINTER_ID.sub(" ", s.text), request.parsed)):
+            # ... nor does one stating a number of something else ("three different ways" for "how many heads")
             s.coverage *= 0.7
             score *= 0.7
         amounts = money_amounts(request.parsed.text)
@@ -1289,12 +1310,9 @@ class ExtractiveGenerator:
         for want, what in _kinds_asked(q):
             if not want.search(_numbers_of(request.question).sub(" ", bare) if what == "number" else bare):
                 gaps.append(f"states no {what}")  # ... a number the question gives ("for 2011") is not one
-        counted = _counted(q)
-        if counted and counted not in request.parsed.unused and not _counts(bare, counted):
-            # "how many days" is not answered by "three months", nor "how many heads" by "three
-            # different ways"; a noun the document never uses ("how many failed fingerprint tries",
-            # SP 800-63B's "attempts") no quote can count in
-            gaps.append(f"states no number of {counted}")
+        if _misses_count(bare, request.parsed):
+            # "how many days" is not answered by "three months", nor "how many heads" by "three different ways"
+            gaps.append(f"states no number of {_counted(q)}")
         return gaps
 
     @staticmethod

@@ -182,15 +182,20 @@ def _misses_count(text: str, parsed: ParsedQuestion) -> bool:
     return bool(counted) and counted not in parsed.unused and not _counts(text, counted)
 
 
+_NOT_BETWEEN = frozenset("percent per which that who".split())
+"""Words that part a number from the noun after it: it counts something else ("US-CERT), 8 which
+is a governmentwide incident response organization": a footnote mark)."""
+
+
 def _counts(evidence: str, noun: str) -> bool:
     """Whether ``evidence`` states a number of ``noun`` (its stem): a number up to four words
-    before it with no preposition between ("10 working days", "three annotators", "8 parallel
-    attention layers, or heads"; not "76.6 percent without substitute schools"), or a value given
-    for it ("heads = 8", "Heads: 8")."""
+    before it with no preposition, verb or relative pronoun between ("10 working days", "three
+    annotators", "8 parallel attention layers, or heads"; not "76.6 percent without substitute
+    schools"), or a value given for it ("heads = 8", "Heads: 8")."""
     st = re.escape(_stem(noun))
     for m in re.finditer(rf"(?i)\b(?:\d[\d,.]*|{_NUMBER_WORD})(%?)((?:[\s\-]+[\w\-,]+){{0,4}}?)[\s\-]+{st}\w*", evidence):
         between = {w.strip(",").lower() for w in re.split(r"[\s\-]+", m.group(2)) if w}
-        if not m.group(1) and not between & (_PREPOSITIONS | {"percent", "per"}):
+        if not m.group(1) and not between & (_PREPOSITIONS | _AUX | _NOT_BETWEEN):
             return True
     return bool(re.search(rf"(?i)\b{st}\w*\s*[:=]\s*\d", evidence))
 

@@ -204,13 +204,13 @@ def split_sentences(lines: list[tuple[int, str]]) -> list[tuple[str, list[int]]]
             prev, prev_nums = out.pop()
             piece, nums = f"{prev} {piece.strip()}", sorted(set(prev_nums) | set(nums))
         out.append((piece.strip(), nums))
-        run_in = start in starts and RUN_IN_HEADING.match(piece.strip()) is not None
+        run_in = start in starts and _RUN_IN_HEADING.match(piece.strip()) is not None
     return out
 
 
 _ITEM_NUMBER = re.compile(r"^\d{1,2}\.$")
 """A numbered list item's number, split from its text by the full stop after it."""
-RUN_IN_HEADING = re.compile(
+_RUN_IN_HEADING = re.compile(
     r"^(?!(?:It|This|That|These|Those|They|We|You|He|She|There|Here|See|Yes|No|Not)\b)"
     r"[A-Z][a-z]+(?:[ \-](?!(?:the|a|an|this|that|your|our|its|their|is|are|was|were)\b)[A-Za-z][a-z]*){0,3}\.$"
 )

@@ -152,9 +152,9 @@ def _numbers_of(question: str) -> re.Pattern[str]:
 
 _HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[a-z][a-z\-]*\s+){0,3}[a-z][a-z\-]*)")
 _NOT_COUNTED = frozenset("more other times time different such per".split())
-
-
+"""Words after "how many" that name nothing counted ("how many more", "how many times")."""
 _PLURALS = frozenset("people children men women data criteria media personnel staff feet".split())
+"""Plurals without a final "s", for the noun "how many" counts."""
 
 
 @lru_cache(maxsize=64)

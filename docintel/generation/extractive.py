@@ -193,10 +193,14 @@ def _counts(evidence: str, noun: str) -> bool:
     annotators", "8 parallel attention layers, or heads"; not "76.6 percent without substitute
     schools"), or a value given for it ("heads = 8", "Heads: 8")."""
     st = re.escape(_stem(noun))
-    for m in re.finditer(rf"(?i)\b(?:\d[\d,.]*|{_NUMBER_WORD})(%?)((?:[\s\-]+[\w\-,]+){{0,4}}?)[\s\-]+{st}\w*", evidence):
-        between = {w.strip(",").lower() for w in re.split(r"[\s\-]+", m.group(2)) if w}
-        if not m.group(1) and not between & (_PREPOSITIONS | _AUX | _NOT_BETWEEN):
-            return True
+    to_noun = re.compile(rf"(?i)((?:[\s\-]+[\w\-,]+){{0,4}}?)[\s\-]+{st}\w*")
+    # every number is tried, also one inside another's failed run ("3.5 days on 8 P100 GPUs")
+    for m in re.finditer(rf"(?i)\b(?:\d[\d,.]*|{_NUMBER_WORD})(%?)", evidence):
+        run = to_noun.match(evidence, m.end())
+        if run and not m.group(1):
+            between = {w.strip(",").lower() for w in re.split(r"[\s\-]+", run.group(1)) if w}
+            if not between & (_PREPOSITIONS | _AUX | _NOT_BETWEEN):
+                return True
     return bool(re.search(rf"(?i)\b{st}\w*\s*[:=]\s*\d", evidence))
 
 

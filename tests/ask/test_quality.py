@@ -1822,6 +1822,9 @@ ANNOTATORS = ("How many annotators did LongEval use per summary?",
      "In PIRLS 2011, 76.6 percent participated without substitute schools.", False),
     (("How many schools participated in PIRLS 2011?", {"school": 1.0, "particip": 0.5, "pirl": 0.5}),
      "In PIRLS 2011, 370 participating schools took part.", True),
+    # the Transformer paper p8: "3.5 ... on" fails, and the "8" inside that run is tried too
+    (("How many GPUs were used for training?", {"gpu": 1.0, "use": 0.1, "train": 0.5}),
+     "Training took 3.5 days on 8 P100 GPUs.", True),
     # SP 800-61 p11: a footnote mark is no count of incidents
     (("How many incidents did US-CERT receive?", {"incident": 1.0, "us-cert": 1.0, "receiv": 0.5}),
      "Agencies report incidents that US-CERT receives, 8 which is a governmentwide incident response team.", False),

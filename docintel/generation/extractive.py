@@ -174,12 +174,13 @@ def _counted(asked: str) -> str | None:
     return words[-1] if words else None
 
 
-def _misses_count(text: str, parsed: ParsedQuestion) -> bool:
-    """Whether ``text`` (pointers taken out) states no number of what a "how many ...?" question
-    counts; False when the question counts nothing, or a noun its document never uses
-    ("how many failed fingerprint tries": SP 800-63B says "attempts"), which no text can count in."""
+def _uncounted(text: str, parsed: ParsedQuestion) -> str | None:
+    """The noun a "how many ...?" question counts when ``text`` (pointers taken out) states no
+    number of it; None when it does, when the question counts nothing, or when the noun is one
+    its document never uses ("how many failed fingerprint tries": SP 800-63B says "attempts"),
+    which no text can count in."""
     counted = _counted((parsed.asked or parsed.text).lower())
-    return bool(counted) and counted not in parsed.unused and not _counts(text, counted)
+    return counted if counted and counted not in parsed.unused and not _counts(text, counted) else None
 
 
 _NOT_BETWEEN = frozenset("percent per which that who".split())
@@ -1007,7 +1008,7 @@ class ExtractiveGenerator:
             s.coverage *= 0.5
             score *= 0.5
         if shape == AnswerShape.value and re.match(r"(?i)\s*how\s+(many|much)\b", request.question) \
-                and (not _NUM.search(s.text) or _misses_count(_POINTER_ID.sub(" ", s.text), request.parsed)):
+                and (not _NUM.search(s.text) or _uncounted(_POINTER_ID.sub(" ", s.text), request.parsed)):
             # ... nor does one stating a number of something else ("three different ways" for "how many heads")
             s.coverage *= 0.7
             score *= 0.7
@@ -1319,9 +1320,10 @@ class ExtractiveGenerator:
         for want, what in _kinds_asked(q):
             if not want.search(_numbers_of(request.question).sub(" ", bare) if what == "number" else bare):
                 gaps.append(f"states no {what}")  # ... a number the question gives ("for 2011") is not one
-        if _misses_count(bare, request.parsed):
-            # "how many days" is not answered by "three months", nor "how many heads" by "three different ways"
-            gaps.append(f"states no number of {_counted(q)}")
+        # "how many days" is not answered by "three months", nor "how many heads" by "three different ways"
+        uncounted = _uncounted(bare, request.parsed)
+        if uncounted:
+            gaps.append(f"states no number of {uncounted}")
         return gaps
 
     @staticmethod

@@ -27,7 +27,9 @@ The decision reads only ``answer_completeness`` and ``pending_references`` (neve
 score):
 
 - partial, no pointer open or followed, first time -> ``read_runner_up``: the next-ranked page
-  is added and the answer regenerated (once; off with ``max_loops`` 0);
+  is added and the answer regenerated (once; off with ``max_loops`` 0). A runner-up page of
+  another document is read on its own, and its answer replaces the first only when complete:
+  an answer never mixes two documents' quotes;
 - still partial, and a page read mentions a part whose page ranked first or second ("Section 5
   discusses metrics ...") or the passage the answer names as closest mentions one ("... as
   described in Section 7.2.") -> ``follow_linked_pointer``: that mention is followed like a
@@ -258,6 +260,7 @@ def answer(question: str, settings: Settings) -> AskResult:
         from docintel.schemas.generation import GenerationRequest
 
         before_runner_up = None  # the answer from the pages read before the runner-up was added
+        elsewhere = None  # (pages, answer) before a runner-up page of another document, read alone
         while True:
             counts["pass"] += 1
             pass_no = counts["pass"]
@@ -278,12 +281,17 @@ def answer(question: str, settings: Settings) -> AskResult:
                 "generate_ms": gen_ms,
             }
             trace["passes"].append(record)
-            if before_runner_up is not None and _found_nothing(out) and not _found_nothing(before_runner_up):
+            if elsewhere is not None and out.answer_completeness != Completeness.complete:
+                # another document's page answers no more than the first one did: the first
+                # document's answer stands, never a mix of two documents' quotes
+                passages, out = elsewhere
+                record["decision_note"] = "the runner-up page, in another document, does not answer: the answer before it stands"
+            elif before_runner_up is not None and _found_nothing(out) and not _found_nothing(before_runner_up):
                 # the runner-up page drew the best sentence to itself and answers nothing: what
                 # the first pages quoted stands (a partial answer beats "Not found")
                 out = before_runner_up
                 record["decision_note"] = "the runner-up page answers nothing: the answer before it stands"
-            before_runner_up = None
+            before_runner_up = elsewhere = None
             for r in out.pending_references:
                 if r.ref_type == RefType.external and not any(_key(x) == _key(r) for x in resolved):
                     resolved.append(ResolvedReference(raw_text=r.raw_text, ref_type=r.ref_type, ref_target=r.ref_target,
@@ -295,8 +303,15 @@ def answer(question: str, settings: Settings) -> AskResult:
                 more = _runner_up(candidates, passages, read)
                 runner_up_left -= 1
                 if more:
-                    passages = passages + more
                     before_runner_up = out
+                    if {p.doc_id for p in more}.isdisjoint(p.doc_id for p in passages):
+                        # "What year was the OCR printout article written?": the scan does not
+                        # say, and the runner-up is a tax form's page on "year" and "article".
+                        # It is read on its own, and answers only if it answers in full
+                        elsewhere = (passages, out)
+                        passages = more
+                    else:
+                        passages = passages + more
                     record["decision"] = "read_runner_up"
                     record["runner_up"] = [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in more]
                     continue

@@ -127,6 +127,9 @@ def test_a_page_that_does_not_answer_is_followed_to_a_candidate_it_mentions(poli
     from docintel.schemas.generation import Passage, PassageLine
 
     doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+
+    def _doc(i: int) -> str:
+        return "0" * 16 if i in other else doc_id
     top = Passage(passage_id="P1", doc_id=doc_id, doc="policy.pdf", page=1, page_label="1", line_start=1, line_end=1,
                   parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
                   lines=[PassageLine(line_num=1, text="Section 7.2 governs water damage to the insured building.")])
@@ -160,6 +163,9 @@ def test_the_closest_passage_is_followed_to_what_it_points_at(policy_store, monk
     from docintel.schemas.generation import Passage, PassageLine
 
     doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+
+    def _doc(i: int) -> str:
+        return "0" * 16 if i in other else doc_id
     top = Passage(passage_id="P1", doc_id=doc_id, doc="policy.pdf", page=1, page_label="1", line_start=1, line_end=3,
                   parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
                   lines=[PassageLine(line_num=1, text="Renewal is yearly."),
@@ -187,6 +193,9 @@ def test_the_page_a_premise_describes_is_read_and_its_pointer_followed_first(pol
     from docintel.schemas.generation import Passage, PassageLine
 
     doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+
+    def _doc(i: int) -> str:
+        return "0" * 16 if i in other else doc_id
     premise = "The premium section says backup media is kept only for set periods."
     question = premise + " How long are backup tapes kept?"
 
@@ -236,6 +245,9 @@ def test_the_page_a_premise_sentence_reports_is_read_when_the_whole_premise_find
 
     doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
 
+    def _doc(i: int) -> str:
+        return "0" * 16 if i in other else doc_id
+
     def page(n: int, lines: list[str]) -> Passage:
         return Passage(passage_id="P1", doc_id=doc_id, doc="policy.pdf", page=n, page_label=str(n), line_start=1,
                        line_end=len(lines), parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
@@ -282,23 +294,27 @@ def test_a_name_the_document_never_mentions_is_not_answered_complete(policy_stor
     assert "Frankfurt" not in out["answer"] and "never mentions" not in out["answer"]
 
 
-def _ranked_pages(policy_store, monkeypatch, texts: list[str]) -> list:
+def _ranked_pages(policy_store, monkeypatch, texts: list[str], other: set[int] = frozenset()) -> list:
     """Retrieval faked: the store's document's pages 1, 2, ... hold ``texts`` (one line each) and
-    rank in that order. Returns the log of what the loop asked of retrieval."""
+    rank in that order; the pages numbered in ``other`` belong to a second document
+    ("other.pdf"). Returns the log of what the loop asked of retrieval."""
     import docintel.retrieval as retrieval
     from docintel.schemas.answers import RetrievedVia
     from docintel.schemas.generation import Passage, PassageLine
 
     doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
 
+    def _doc(i: int) -> str:
+        return "0" * 16 if i in other else doc_id
+
     def page(i: int, text: str) -> Passage:
-        return Passage(passage_id=f"P{i}", doc_id=doc_id, doc="policy.pdf", page=i, page_label=str(i), line_start=1,
+        return Passage(passage_id=f"P{i}", doc_id=_doc(i), doc="other.pdf" if i in other else "policy.pdf", page=i, page_label=str(i), line_start=1,
                        line_end=1, parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
                        lines=[PassageLine(line_num=1, text=text)])
 
     pages = [page(i, t) for i, t in enumerate(texts, start=1)]
     asked = []
-    cands = [retrieval.Candidate(doc_id=doc_id, page_num=i, page_label=str(i), score=1.0 / i, bm25=1.0 / i,
+    cands = [retrieval.Candidate(doc_id=_doc(i), page_num=i, page_label=str(i), score=1.0 / i, bm25=1.0 / i,
                                  line_start=1, line_end=1) for i in range(1, len(texts) + 1)]
 
     def fake_retrieve(store, parsed, doc_ids, top_k=1, loaded=None):
@@ -327,6 +343,53 @@ def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_s
     asked.clear()
     out = ask(policy_store, "How often are backup tapes rotated?", ask__max_loops=0)
     assert asked == [("rank", 1)] and out["answer"].startswith("Not found")
+
+
+def test_a_runner_up_page_of_another_document_is_read_alone_and_answers_only_in_full(policy_store, monkeypatch):
+    """"What year was the OCR printout article written?" in a store of 22 documents: the scanned
+    article does not say, the runner-up was a tax form's page on "year" and "article", and the
+    partial answer quoted both documents. A runner-up page of another document is read on its
+    own: when it does not answer in full, the first document's answer stands; when it does, the
+    answer is its alone."""
+    import docintel.generation as generation
+    from docintel.schemas.answers import Citation, Completeness, RetrievedVia
+    from docintel.schemas.generation import GeneratedAnswer
+
+    class Generator:
+        """Quotes every passage's line; complete only when one holds "every 35 days"."""
+
+        name = "fake"
+
+        def generate(self, request):
+            full = [p for p in request.passages if "every 35 days" in p.lines[0].text]
+            quoted = full or request.passages
+            return GeneratedAnswer(
+                answer=" ".join(f'"{p.lines[0].text}" ({p.doc} page {p.page})' for p in quoted),
+                citations=[Citation(doc_id=p.doc_id, doc=p.doc, page=p.page, page_label=str(p.page), line_start=1,
+                                    line_end=1, retrieved_via=RetrievedVia.primary, parsing_method="pymupdf") for p in quoted],
+                answer_completeness=Completeness.complete if full else Completeness.partial)
+
+    monkeypatch.setattr(generation, "create_generator", lambda *a, **kw: Generator())
+    asked = _ranked_pages(policy_store, monkeypatch, [
+        "Tape rotation is discussed with the records team every year.",
+        "Tapes of each tax year are kept with the return."], other={2})
+    out = ask(policy_store, "How often are backup tapes rotated?")
+    assert asked == [("rank", 1), ("read", [2])] and out["passes"] == 2  # the runner-up was read ...
+    assert {c["doc"] for c in out["citations"]} == {"policy.pdf"}  # ... and is not quoted
+    assert "tax year" not in out["answer"] and out["answer_completeness"] == "partial"
+
+    _ranked_pages(policy_store, monkeypatch, [
+        "Tape rotation is discussed with the records team every year.",
+        "Backup tapes are rotated every 35 days and kept offsite."], other={2})
+    out = ask(policy_store, "How often are backup tapes rotated?")
+    assert "every 35 days" in out["answer"] and out["answer_completeness"] == "complete"
+    assert {c["doc"] for c in out["citations"]} == {"other.pdf"}
+
+    _ranked_pages(policy_store, monkeypatch, [  # a runner-up in the same document is read with the first page
+        "Tape rotation is discussed with the records team every year.",
+        "Tapes of each tax year are kept with the return."])
+    out = ask(policy_store, "How often are backup tapes rotated?")
+    assert "records team" in out["answer"] and "tax year" in out["answer"]
 
 
 def test_a_runner_up_page_that_answers_nothing_does_not_replace_a_partial_answer(policy_store, monkeypatch):

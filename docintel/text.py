@@ -323,6 +323,46 @@ def superlative(asked: str, which: bool = False) -> tuple[str, bool, set[str]] |
     return (m.group("max") or m.group("min")), bool(m.group("max")), stems(m.group("what") or "")
 
 
+@lru_cache(maxsize=256)
+def _definition_of(term: str) -> re.Pattern[str]:
+    words = term.split()
+    last = words[-1][:-1] if re.search(r"[^s]s$", words[-1]) else words[-1]  # "secrets", not "degauss"
+    t = r"[\s\-]+".join([*map(re.escape, words[:-1]), re.escape(last) + r"s?"])
+    # the term opening a line or a sentence, after a bullet, an article and up to two words of its
+    # own ("A computer security incident"), with a word after it ("... authenticator") and an aside
+    # ("(CE)", "— commonly referred to as a password —")
+    opening = (rf"(?:^|(?<=[.;!?]\s)|(?<=[.;!?]\s\s))[^\w\n]{{0,3}}(?:(?:an?|the)\s+)?(?:[^\W\d_]+[ \t]+){{0,2}}{t}"
+               rf"(?:[ \t]+[^\W\d_]+)?(?:\s*(?:\([^)\n]{{1,40}}\)|[—–][^—–\n]{{1,60}}[—–]))?")
+    # a definition's first word: "A method of ...", "Any ...", "To reduce the magnetic flux ...",
+    # "Ensuring timely and reliable access ..." (not a table row's "Degauss in ...", "See Destroy")
+    article = r"(?-i:An?|The|Any|To|[A-Z][a-z]+ing)\s"
+    return re.compile(
+        rf"(?im){opening}(?:[ \t]*(?::|–|—|[ \t]-)[ \t]*{article}"  # "Target Data: The ..." ("Purge: Degauss ..." is a method)
+        r"|\s+(?:is|are)\s+(?:an?|the|any|defined)\b|\s+are\s+[a-z]+s\s+(?:that|which|of|for|used)\b"  # "... are mappings that"
+        r"|\s+(?:means|refers\s+to|denotes)\b)"
+        # a list item's run-in term: "– Traffic analysis (also known as ...). The attacker ..."
+        # (not a sentence's end: "... may support\nCryptographic Erase. Refer to ...")
+        rf"|^[ \t]*[–—•·▪◦*\-][ \t]*{t}(?:\s*\([^)\n]{{1,40}}\))?\.[ \t]+(?-i:[A-Z])"
+        # a glossary's headword, its definition on the next line ("Purge" over "A method of ..."; a
+        # heading over its paragraph, "Purge" over "Some methods of purging ...", is none, nor is
+        # a table's row label over its cell, "Purge:" over "The capabilities of Android devices ...")
+        rf"|^{t}[ \t]*(?:\n[ \t]*\([^)\n]{{1,20}}\)[ \t]*)?\n[ \t]*{article}"  # ... its acronym between: "(COTS)"
+        rf"|^{t}\s+{article}[a-z]"  # the two lines read as one sentence: "Purge A method of ..."
+        # an acronym asked about, spelled out before it: "Computer Security Incident Response Team
+        # (CSIRT): A capability set up ..."
+        rf"|\({t}\)(?:[ \t]*(?::|–|—)[ \t]*{article}|\s+(?:is|are)\s+(?:an?|the)\b|[ \t]*\n[ \t]*{article})"
+    )
+
+
+def defining(text: str, term: str) -> bool:
+    """Whether ``text`` (a sentence, or a page's lines joined by newlines) defines ``term``: a
+    glossary entry (the term alone on its line, the definition on the next: "Purge" over "A
+    method of Sanitization ..."), or a line or sentence opening with the term and a defining word
+    ("A look-up secret authenticator is a physical or electronic record ...", "Target Data: The
+    information ...", "... means ...")."""
+    return bool(term.strip()) and _definition_of(" ".join(term.lower().split())).search(text) is not None
+
+
 def alike(a: str, b: str) -> bool:
     """Two stems of one word as :func:`stem` may leave them ("summar" for "summaries", "summary")."""
     return a == b or (min(len(a), len(b)) >= 5 and a[:5] == b[:5])

@@ -43,7 +43,7 @@ from docintel.text import held as _held
 from docintel.text import holds as _holds
 from docintel.text import NUMBER, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
-from docintel.text import folded, names_column, superlative
+from docintel.text import defining, folded, names_column, superlative
 
 MIN_COVERAGE = 0.5
 """Share of the question's keyword weight the best sentence must hold to count as an answer
@@ -357,6 +357,20 @@ class _Sentence:
 
     def citations(self) -> list[Citation]:
         return [x.passage.citation(x.line_nums[0], x.line_nums[-1]) for x in self.parts()]
+
+
+def _defines(s: _Sentence, term: str) -> bool:
+    """Whether the sentence defines ``term`` (:func:`docintel.text.defining`). A glossary's
+    entry under the headword on the line before it ("Target Data" over "The information subject
+    to a given process, ...") takes the headword in: the answer quotes what it defines."""
+    if defining(s.text, term):
+        return True
+    before = [ln for ln in s.passage.lines if s.line_nums and ln.line_num < s.line_nums[0]]
+    if not before or _stems(before[-1].text) != _stems(term) or not defining(before[-1].text + "\n" + s.text, term):
+        return False
+    s.text = f"{before[-1].text.strip()} {s.text}"
+    s.line_nums = [before[-1].line_num, *s.line_nums]
+    return True
 
 
 def _unbullet(text: str) -> str:
@@ -971,6 +985,9 @@ class ExtractiveGenerator:
 
     def _score(self, s: _Sentence, weights: dict[str, float], request: GenerationRequest) -> None:
         total = sum(weights.values()) or 1.0
+        shape = request.parsed.shape
+        # first: a glossary's definition takes its headword in, whose words it then holds
+        defines = shape == AnswerShape.definition and bool(request.parsed.defines) and _defines(s, request.parsed.defines)
         have = _stems(s.text) | _kind_stems((request.parsed.asked or request.question).lower(), s.text)
         got = _held(have, weights)
         s.coverage = got / total
@@ -985,10 +1002,12 @@ class ExtractiveGenerator:
         for term in request.parsed.terms:
             if term in low:  # a term only the premise names helps as little as its words do
                 score += 0.25 * len(term.split()) * (PREMISE_WEIGHT if _stems(term) <= premise else 1.0)
-        shape = request.parsed.shape
         if shape == AnswerShape.value and _NUM.search(s.text):
             score += 0.3
-        if shape == AnswerShape.definition and _DEFINITION.search(s.text):
+        if defines:
+            score += 1.0  # the document's own definition of the term asked about answers in full
+            s.coverage = max(s.coverage, 1.0)
+        elif shape == AnswerShape.definition and _DEFINITION.search(s.text):
             score += 0.5
         if _PURPOSE_Q.search(request.question) and _PURPOSE.search(s.text):
             score += 0.5

@@ -580,10 +580,13 @@ def _entry_pointer(candidates: list[Any], resolver: Any, attempted: set[tuple], 
     recaps and is no way in; nor is a section or page pointer when the best page is the next
     page (reading on gets there), nor a contents entry. ``read``: candidates -> their
     passages; ``lines_of``: (doc, page) -> the page's (line number, text), already read, to
-    look for such a pointer before reading the page's passages. None when no page points there."""
+    look for such a pointer before reading the page's passages. None when no page points there,
+    or when the best page defines the term a definition question asks about ("What is an
+    out-of-band authenticator?": SP 800-63B's "An out-of-band authenticator is a physical device
+    ...", not the list on page 17 pointing at its section)."""
     from docintel.parsing.structure.lines import has_leader
 
-    if not candidates:
+    if not candidates or candidates[0].defines:  # the best page defines the term asked about: no way in is needed
         return None
     best = (candidates[0].doc_id, candidates[0].page_num)  # the first passage may be the page before's cut sentence
     listed: set[tuple[int, int]] = set()  # (page, line) of contents entries ("Appendix A— Summary ....A-1")

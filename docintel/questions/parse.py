@@ -21,7 +21,7 @@ STOP_WORDS = frozenset(
     upon us very via was wasn't we were weren't what what's when where which while who whom whose why will
     with within without won't would wouldn't yes you your yours yourself yourselves
     according described define defined definition describe explain list lists name named say says said
-    state stated show shows shown mean means meaning much many whether compare compared comparison
+    state stated show shows shown mean means meant meaning much many whether compare compared comparison
     doc pdf see sees
     exactly precisely really actually basically still already rather
     currently specifically particularly
@@ -156,10 +156,15 @@ def names_in(question: str) -> dict[str, str]:
 
 def unknown_names(parsed: ParsedQuestion) -> list[str]:
     """The names ("Germany") and identifiers ("802.11ax") of the question that the answer's
-    document never uses (``parsed.unused``): no quote from it is about them."""
+    document never uses (``parsed.unused``): no quote from it is about them. So is the term a
+    definition question asks about, when the document never uses a word of it ("What is residual
+    risk according to FIPS 199?")."""
     unused = set(parsed.unused)
     names = names_in(parsed.text) | {k: k for k in unused if re.search(r"\d", k) and re.search(r"[a-z]", k)}
-    return sorted(names[k] for k in names.keys() & unused)
+    out = sorted(names[k] for k in names.keys() & unused)
+    if parsed.defines and unused & set(tokens(parsed.defines)):
+        out.append(parsed.defines)
+    return out
 
 
 def part_of(parsed: ParsedQuestion, i: int) -> ParsedQuestion:
@@ -178,6 +183,43 @@ def part_of(parsed: ParsedQuestion, i: int) -> ParsedQuestion:
     })
 
 
+_BARE_TERM = re.compile(
+    r"^what\s+(?:is|are)\s+(?!(?:the|this|that|these|those|its|their|your|our|my|his|her|it|there|they|we|you)\b)"
+    r"[^\W\d_][\w\-/]*(?:\s+(?!(?:in|under|according)\b)[\w\-/]+){0,3}"
+    r"(?:\s+(?:in|under|according\s+to)\s+(?:the\s+)?(?:[A-Z]{2,}|SP|FIPS|NIST|CSF)\b[^?]{0,20})?\s*\?$",
+    re.I,
+)
+"""A question naming a term and nothing else ("What is cryptographic erase?", "What are
+memorized secrets?"), but the document ("What is traffic analysis in SP 800-48?"): it asks what
+the term means."""
+_SCOPE_FIRST = re.compile(r"(?i)^(?:in|according\s+to|under|per)\s+[^,?]{1,40},\s*")
+"""A document named before the question ("In SP 800-61, what is a precursor?")."""
+_DEFINIENDUM = re.compile(
+    r"^(?:what\s+(?:is|are)\s+(?:meant\s+by\s+|the\s+(?:definition|meaning)\s+of\s+)?"
+    r"|what\s+does\s+(?=.+\s+mean\b)|define\s+|(?:give\s+)?the\s+(?:definition|meaning)\s+of\s+)"
+    r"(?:(?:an?|the)\s+)?(?P<term>.+?)"
+    r"(?:\s+(?:mean|stand\s+for))?(?:\s+(?:in|according\s+to|under|as\s+used\s+in|as)\s+(?:the\s+)?(?:[A-Z]{2,}|SP|FIPS|NIST|this|that)\b.*)?"
+    r"\s*[?.!]*$",
+    re.I,
+)
+
+
+def defined_term(asked: str) -> str | None:
+    """The term a definition question asks about: "What does purge mean in SP 800-88?" ->
+    "purge", "What is a look-up secret?" -> "look-up secret"; None for any other question, or a
+    term of more than four words (a definition is asked of a term, not of a clause)."""
+    q = " ".join(asked.split())
+    if answer_shape(q) != AnswerShape.definition:
+        return None
+    q = _SCOPE_FIRST.sub("", q)
+    m = _DEFINIENDUM.match(q)
+    if m is None:
+        return None
+    term = " ".join(t for t in m.group("term").lower().replace("’", "'").split())
+    term = term.strip("\"'“”‘")
+    return term if term and len(term.split()) <= 4 and re.search(r"[^\W\d_]", term) else None
+
+
 def answer_shape(text: str) -> AnswerShape:
     """The shape of answer the asked part of ``text`` wants (its premise says nothing of it)."""
     q = split_premise(text)[1].strip().lower()
@@ -188,7 +230,9 @@ def answer_shape(text: str) -> AnswerShape:
         return AnswerShape.comparison
     if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will", "would", "must", "may"}:
         return AnswerShape.yes_no
-    if re.match(r"^(what|who)\s+(is|are)\s+(a|an|the\s+definition|meant)\b", q) or re.search(r"\b(define|definition of|what does .+ mean|meaning of)\b", q):
+    bare = _SCOPE_FIRST.sub("", q)  # "In SP 800-61, what is a precursor?"
+    if re.match(r"^(what|who)\s+(is|are)\s+(a|an|the\s+definition|meant)\b", bare) \
+            or re.search(r"\b(define|definition of|what does .+ mean|meaning of)\b", q) or _BARE_TERM.match(bare):
         return AnswerShape.definition
     if re.match(r"^(list|enumerate|name)\b", q) or re.match(r"^(which|what)\s+(are|(?!(?:does|is|was|has)\b)\w+s)\b", q) or re.match(
         r"^(which|what)\s+(?:\S+\s+){1,3}?(?!(?:does|is|was|has|this|its)\b)[\w\-]+s\s+(?:can|could|should|must|do|does|did|are|were|have|might|may|would|will|exist)\b", q
@@ -332,5 +376,6 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
         premise=premise,
         asked=asked,
         source=source,
+        defines=defined_term(asked),
         asks=asks,
     )

@@ -34,6 +34,12 @@ EXTREME_TABLE = 0.25
 dataset has the longest summaries?" and a "|summary| (words)" column): the answer is read off
 that table's rows. LONGEVAL's Table 1 page ranked eighth (0.42 against the introduction's 0.58)
 among pages that all say "summarization" and "dataset"."""
+DEFINES = 1.5
+"""Added to a page that defines the term a definition question asks about (a glossary entry,
+"X means ..."): "What does purge mean in SP 800-88?" ranked first the section "When Not To Use CE
+To Purge Media", whose words it shares. It outweighs a section title holding the whole question
+(up to 1): "What is cryptographic erase?" ranked first Appendix D, "Example Statement of
+Cryptographic Erase Features", above the glossary's "Cryptographic Erase: A method of ..."."""
 
 
 class Candidate(BaseModel):
@@ -49,6 +55,7 @@ class Candidate(BaseModel):
     section: str | None = Field(None, description="Title of the section holding that window.")
     section_match: float = Field(0.0, description="Share of the question's idf mass in that title.")
     bracket: float = Field(0.0, description="1 when a row of a bracket table on the page holds an amount the question names.")
+    defines: float = Field(0.0, description="1 when the page defines the term a definition question asks about.")
     line_start: int | None = None
     line_end: int | None = None
 
@@ -74,7 +81,7 @@ def retrieve(
     if named:
         hits = named
     # re-rank only pages that could still win: bm25 within reach of the best one
-    hits = [h for i, h in enumerate(hits) if i < top_k or h.bm25 + h.toc * 0.5 >= POOL_FLOOR]
+    hits = [h for i, h in enumerate(hits) if i < top_k or h.bm25 + h.toc * 0.5 >= POOL_FLOOR or h.defines]
     by_doc: dict[str, list[int]] = {}
     for h in hits:
         by_doc.setdefault(h.doc_id, []).append(h.page_num)
@@ -93,11 +100,11 @@ def retrieve(
         title = _section_of(tocs[h.doc_id], h.page_num, page, centre)
         match = _title_share(title, idf) / total if title else 0.0
         extreme = EXTREME_TABLE if extreme_tables(page, parsed.asked or parsed.text) else 0.0
-        score = 0.5 * h.bm25 + 0.5 * cov + match + extreme
+        score = 0.5 * h.bm25 + 0.5 * cov + match + extreme + DEFINES * h.defines
         cands.append(
             Candidate(doc_id=h.doc_id, page_num=h.page_num, page_label=h.page_label, score=round(score, 6),
                       bm25=h.bm25, window=round(cov, 6), sentence=round(span.sentence, 6), section=title, section_match=round(match, 6),
-                      bracket=h.bracket, line_start=lo, line_end=hi)
+                      bracket=h.bracket, defines=h.defines, line_start=lo, line_end=hi)
         )
     cands.sort(key=lambda c: (-c.score, c.doc_id, c.page_num))
     unused: list[str] = []

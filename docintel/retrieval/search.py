@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from docintel.retrieval.index import connect, is_current, update_index
 from docintel.schemas.questions import ParsedQuestion
 from docintel.store.store import Store
-from docintel.text import money_amounts
+from docintel.text import defining, money_amounts
 
 TOC_WEIGHT = 1.0
 """Weight of the TOC-title signal: the share of the question's idf mass a section title holds,
@@ -39,6 +39,7 @@ class PageHit(BaseModel):
     methods: str = ""
     hint: float = Field(0.0, description="Share of the question's document-naming words its document's name or title holds.")
     bracket: float = Field(0.0, description="1 when a row of a bracket table on the page holds an amount the question names.")
+    defines: float = Field(0.0, description="1 when the page defines the term a definition question asks about.")
 
 
 def fts_query(parsed: ParsedQuestion) -> str:
@@ -138,6 +139,10 @@ def _search(
         pages.setdefault(key, {"bm25": v, "toc": 0.0, "toc_title": None})["bracket"] = 1.0
         meta.setdefault(key, tuple(conn.execute("SELECT page_label, methods FROM pages WHERE doc_id=? AND page_num=?",
                                                 key).fetchone() or (str(key[1]), "")))
+    for key, v in _defining_pages(conn, query, parsed, scope, best).items():
+        pages.setdefault(key, {"bm25": v, "toc": 0.0, "toc_title": None})["defines"] = 1.0
+        meta.setdefault(key, tuple(conn.execute("SELECT page_label, methods FROM pages WHERE doc_id=? AND page_num=?",
+                                                key).fetchone() or (str(key[1]), "")))
     hints = _doc_hint_scores(conn, parsed, scope)
     if not pages:
         return []
@@ -150,12 +155,14 @@ def _search(
         hits.append(
             PageHit(doc_id=key[0], page_num=key[1], page_label=label, score=round(score, 6),
                     bm25=round(v["bm25"], 6), toc=round(v["toc"], 6), toc_title=v["toc_title"], methods=methods,
-                    hint=round(hints.get(key[0], 0.0), 6), bracket=v.get("bracket", 0.0))
+                    hint=round(hints.get(key[0], 0.0), 6), bracket=v.get("bracket", 0.0), defines=v.get("defines", 0.0))
         )
     hits.sort(key=lambda h: (-h.score, h.doc_id, h.page_num))
     # a page whose bracket row holds the question's amount stays a candidate: every page of a
     # tax table shares its words, and the row that answers is on one of them
-    return (hits[: max(top_k, 1)] + [h for h in hits[max(top_k, 1):] if h.bracket]) if top_k else hits
+    # ... and so does a page defining the term a definition question asks about: a glossary
+    # names it once among a hundred other terms
+    return (hits[: max(top_k, 1)] + [h for h in hits[max(top_k, 1):] if h.bracket or h.defines]) if top_k else hits
 
 
 def _bracketing_pages(
@@ -177,6 +184,11 @@ def _bracketing_pages(
                 [x, x, *scope])}
     except sqlite3.OperationalError:  # an index built before bracket rows, read where it cannot be rebuilt
         return {}
+    return _scored(conn, query, keys, best)
+
+
+def _scored(conn: sqlite3.Connection, query: str, keys: set[tuple[str, int]], best: float) -> dict[tuple[str, int], float]:
+    """(doc_id, page) -> normalised bm25 under ``query`` of the pages ``keys`` that match it."""
     out = {}
     for d, p in sorted(keys):
         row = conn.execute(
@@ -185,6 +197,28 @@ def _bracketing_pages(
         if row is not None:
             out[(d, p)] = max(0.0, -row[0]) / best
     return out
+
+
+DEFINING_PAGES = 100
+"""Pages holding a definition question's term that are checked for its definition."""
+
+
+def _defining_pages(
+    conn: sqlite3.Connection, query: str, parsed: ParsedQuestion, scope: list[str], best: float
+) -> dict[tuple[str, int], float]:
+    """(doc_id, page) -> normalised bm25 of the pages that define the term a definition
+    question asks about (:func:`docintel.text.defining`: a glossary entry, "X means ..."), among
+    the pages holding it. "What does purge mean in SP 800-88?": its glossary names "Purge" once,
+    and the pages of its sanitization tables name it a hundred times."""
+    words = re.findall(r"[^\W_]+", parsed.defines or "")
+    if not words:
+        return {}
+    marks = ",".join("?" * len(scope))
+    rows = conn.execute(
+        f"SELECT p.doc_id, p.page_num, page_fts.body FROM page_fts JOIN pages p ON p.fts_rowid = page_fts.rowid "
+        f"WHERE page_fts MATCH ? AND page_fts.doc_id IN ({marks}) ORDER BY bm25(page_fts) LIMIT {DEFINING_PAGES}",
+        ['"' + " ".join(words) + '"', *scope]).fetchall()
+    return _scored(conn, query, {(d, int(p)) for d, p, body in rows if defining(body or "", parsed.defines)}, best)
 
 
 def _idf(conn: sqlite3.Connection, parsed: ParsedQuestion) -> dict[str, float]:

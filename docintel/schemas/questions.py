@@ -56,6 +56,10 @@ class ParsedQuestion(BaseModel):
         False, description='The asked part asks where something comes from ("Which paper introduced ...?", '
         '"Who proposed ...?"): the citations of the sentences that answer are followed to the reference list.'
     )
+    defines: str | None = Field(
+        None, description='The term a definition question asks about ("What does purge mean in SP 800-88?" -> '
+        '"purge"); None for any other question.'
+    )
     asks: list[str] = Field(
         default_factory=list,
         description='The questions the asked part holds, one each: "Does X have to be encrypted, and what '

@@ -18,7 +18,7 @@ from docintel.schemas.generation import Cell, GenerationRequest, Passage, Passag
 from docintel.schemas.questions import AnswerShape
 from docintel.settings import Settings
 from docintel.store.values import as_float, as_int
-from docintel.text import split_sentences, stem, stems
+from docintel.text import defining, split_sentences, stem, stems
 
 
 def _passage(texts: list[str], **kw) -> Passage:
@@ -172,6 +172,18 @@ def test_a_name_the_document_never_uses_leaves_the_answer_partial(unused, comple
     out = ExtractiveGenerator().generate(GenerationRequest(question=q, parsed=parsed, passages=[p]))
     assert (out.answer_completeness == Completeness.complete) == complete
     assert ("never mentions 'Germany'" in out.answer) != complete
+
+
+@pytest.mark.parametrize("unused, complete", [(["residual"], False), ([], True)])
+def test_a_term_the_document_never_uses_is_not_defined_by_it(unused, complete):
+    """FIPS 199 never says "residual": "What is residual risk according to FIPS 199?" was
+    answered `complete` with sentences on risk."""
+    q = "What is residual risk according to FIPS 199?"
+    p = _passage(["Residual risk is the risk that remains after security controls are applied."])
+    parsed = parse_question(q).model_copy(update={"unused": unused})
+    out = ExtractiveGenerator().generate(GenerationRequest(question=q, parsed=parsed, passages=[p]))
+    assert (out.answer_completeness == Completeness.complete) == complete
+    assert ("never mentions 'residual risk'" in out.answer) != complete
 
 
 @pytest.mark.parametrize("text, complete", [
@@ -485,6 +497,71 @@ def test_what_does_is_not_a_list_question():
     assert parse_question("What tools can help?").shape == AnswerShape.list
 
 
+@pytest.mark.parametrize("question, term", [
+    ("What does purge mean in SP 800-88?", "purge"),
+    ("What is cryptographic erase?", "cryptographic erase"),  # a bare term asks what it means
+    ("What are memorized secrets?", "memorized secrets"),
+    ("What is meant by target data?", "target data"),  # "meant" is no keyword
+    ("Define sanitization.", "sanitization"),
+    ("What is the definition of a rogue access point?", "rogue access point"),
+    ("What is an incident according to SP 800-61?", "incident"),
+    ("In SP 800-61, what is a precursor?", "precursor"),
+    ("What is traffic analysis in SP 800-48?", "traffic analysis"),
+    ("Define security controls as FIPS 199 uses the term.", "security controls"),
+    ("What is the limit for flood damage?", None),  # a value
+    ("What is the BLEU score of the big model?", None),
+    ("How are backup tapes rotated?", None),
+])
+def test_a_definition_question_names_the_term_it_asks_about(question, term):
+    parsed = parse_question(question)
+    assert parsed.defines == term and (term is None or parsed.shape == AnswerShape.definition)
+    assert "meant" not in parsed.keywords
+
+
+@pytest.mark.parametrize("text, term, defines", [
+    ("Purge\nA method of Sanitization by applying physical", "purge", True),  # a glossary's entry
+    ("Purge A method of Sanitization by applying physical", "purge", True),  # ... read as one sentence
+    ("Target Data: The information subject to a given process", "target data", True),
+    ("A look-up secret authenticator is a physical or electronic record", "look-up secret", True),
+    ("A computer security incident is a violation or imminent threat", "incident", True),
+    ("Memorized secrets are a", "memorized secret", True),  # plural and singular alike
+    ("A Memorized Secret authenticator — commonly referred to as a password — is a secret value", "memorized secrets", True),
+    ("Sanitization refers to a process that renders access", "sanitization", True),
+    ("Purge:\nSee Destroy. Most routers", "purge", False),  # a table's row label over its method
+    ("Purge:\nThe capabilities of Android devices are determined by", "purge", False),
+    ("Purge: Degauss in an organizationally approved degausser", "purge", False),
+    ("Purge\nSome methods of purging include overwrite", "purge", False),  # a heading over its paragraph
+    ("Do not use CE to purge media if", "purge", False),
+    ("Degauss\nTo reduce the magnetic flux to virtual zero", "degauss", True),
+    ("AVAILABILITY: Ensuring timely and reliable access to and use of information.", "availability", True),
+    ("Computer Security Incident Response Team (CSIRT): A capability set up for", "csirt", True),  # an acronym
+    ("Certification and Accreditation\n(C&A)\nA comprehensive assessment of", "certification and accreditation", True),
+    ("a team of staff (CSIRT) and its", "csirt", False),
+    ("Computer Security Incident: See \u201cincident.\u201d", "computer security incident", False),  # a cross-reference
+    ("Signs fall into two categories. A precursor is a sign that", "precursor", True),  # a sentence mid-line
+    ("Informative References are mappings that indicate", "informative references", True),
+    ("– Traffic analysis (also known as traffic flow analysis).  The attacker gains", "traffic analysis", True),
+    ("devices may support\nCryptographic Erase. Refer to the device manufacturer", "cryptographic erase", False),
+    ("Media sanitization is one key element in assuring confidentiality.", "media sanitization", False),
+    ("Look-up secrets SHALL have at least 20 bits of entropy.", "look-up secret", False),
+])
+def test_a_definition_is_told_from_a_sentence_that_only_names_the_term(text, term, defines):
+    assert defining(text, term) is defines
+
+
+def test_a_glossary_entry_answers_a_definition_question_with_its_headword():
+    """SP 800-88's glossary sets "Target Data" on its own line over "The information subject to
+    ...": the definition holds none of the question's words, and was quoted without what it
+    defines, or not at all."""
+    p = _passage(["Storage", "Retrievable retention of data.", "Target Data",
+                  "The information subject to a given process, typically including most or all",
+                  "information on a piece of storage media.",
+                  "Target data can be recovered by state of the art laboratory techniques."])
+    out = _generate("What is meant by target data?", [p])
+    assert out.answer.startswith('"Target Data The information subject to a given process'), out.answer
+    assert out.citations[0].line_start == 3 and out.answer_completeness == Completeness.complete
+
+
 # -- 3. question pointers are primary; a reference citation always has referenced_from --------
 
 
@@ -574,6 +651,19 @@ def test_weak_answers_are_partial(patch_sanitize_store):
         out = answer(q, Settings.load(env={}, store=patch_sanitize_store)).to_json_dict()
         assert out["answer_completeness"] == "partial" and out["verdict"] == "give_up_partial", (q, out["answer"])
         _check_contract(out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question, page, words", [
+    # the glossary's entry, not "Do not use CE to purge media if ..." (section 2.6.1, p18)
+    ("What does purge mean in SP 800-88?", 51, "Purge A method of Sanitization by applying physical or logical techniques"),
+    # not Appendix D's "Example Statement of Cryptographic Erase Features" (p59), whose title is the question
+    ("What is cryptographic erase?", 49, "Cryptographic Erase A method of Sanitization in which the Media Encryption Key"),
+])
+def test_a_definition_question_is_answered_by_the_documents_definition(patch_sanitize_store, question, page, words):
+    out = answer(question, Settings.load(env={}, store=patch_sanitize_store)).to_json_dict()
+    assert out["citations"][0]["page"] == page and out["answer"].startswith(f'"{words}'), out["answer"]
+    assert out["answer_completeness"] == "complete"
 
 
 @pytest.mark.slow

@@ -351,6 +351,10 @@ def _definition_of(term: str) -> re.Pattern[str]:
         # an acronym asked about, spelled out before it: "Computer Security Incident Response Team
         # (CSIRT): A capability set up ..."
         rf"|\({t}\)(?:[ \t]*(?::|–|—)[ \t]*{article}|\s+(?:is|are)\s+(?:an?|the)\b|[ \t]*\n[ \t]*{article})"
+        # ... or just spelled out, when it is one (up to six characters): "Security Information
+        # and Event Management (SIEM) products are similar to IDPS products, but ..."
+        + (rf"|(?-i:[A-Z][\w\-]*)(?:\s+(?:(?-i:[A-Z][\w\-]*)|and|of|for|the|in|on|to|&)){{1,8}}\s*\({t}\)"
+           if len(words) == 1 and len(term) <= 6 else "")
     )
 
 

@@ -1174,7 +1174,9 @@ class ExtractiveGenerator:
                 if not s.is_header:
                     proof[len(parts) - 1] = ""
                 continue
-            for c in self._conditions(s, sents):
+            # a definition's "subject to exploitation or misuse" is part of what it defines, and the
+            # sentence after a glossary entry is the next entry: neither is a condition on it
+            for c in self._conditions(s, sents) if request.parsed.shape != AnswerShape.definition else []:
                 if c not in conditions:
                     conditions.append(c)
             if any(s is t for t in way):

@@ -18,7 +18,7 @@ STOP_WORDS = frozenset(
     just let me more most must my myself no nor not now of off on once one ones only or other ought our ours
     ourselves out over own per please same she should shouldn't so some such tell than that that's the
     their theirs them themselves then there there's these they this those through to too under until up
-    upon us very via was wasn't we were weren't what what's when where which while who whom whose why will
+    upon us very via was wasn't we were weren't what what's whats when where which while who whom whose why will
     with within without won't would wouldn't yes you your yours yourself yourselves
     according described define defined definition describe explain list lists name named say says said
     state stated show shows shown mean means meant meaning much many whether compare compared comparison
@@ -192,6 +192,8 @@ _BARE_TERM = re.compile(
 """A question naming a term and nothing else ("What is cryptographic erase?", "What are
 memorized secrets?"), but the document ("What is traffic analysis in SP 800-48?"): it asks what
 the term means."""
+_WHATS = re.compile(r"(?i)\bwhat'?s\b")
+""""What's a ...?", typed "Whats a POA&M": "what is"."""
 _SCOPE_FIRST = re.compile(r"(?i)^(?:in|according\s+to|under|per)\s+[^,?]{1,40},\s*")
 """A document named before the question ("In SP 800-61, what is a precursor?")."""
 _DEFINIENDUM = re.compile(
@@ -211,7 +213,7 @@ def defined_term(asked: str) -> str | None:
     q = " ".join(asked.split())
     if answer_shape(q) != AnswerShape.definition:
         return None
-    q = _SCOPE_FIRST.sub("", q)
+    q = _SCOPE_FIRST.sub("", _WHATS.sub("what is", q.replace("’", "'")))
     m = _DEFINIENDUM.match(q)
     if m is None:
         return None
@@ -222,7 +224,7 @@ def defined_term(asked: str) -> str | None:
 
 def answer_shape(text: str) -> AnswerShape:
     """The shape of answer the asked part of ``text`` wants (its premise says nothing of it)."""
-    q = split_premise(text)[1].strip().lower()
+    q = _WHATS.sub("what is", split_premise(text)[1].strip().lower().replace("’", "'"))
     first = q.split()[0] if q.split() else ""
     if re.search(r"\b(compare|comparison|versus|vs\.?|differ|difference|better|worse|higher|lower|more than|less than)\b", q):
         if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will"}:

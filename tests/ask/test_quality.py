@@ -508,6 +508,8 @@ def test_what_does_is_not_a_list_question():
     ("In SP 800-61, what is a precursor?", "precursor"),
     ("What is traffic analysis in SP 800-48?", "traffic analysis"),
     ("Define security controls as FIPS 199 uses the term.", "security controls"),
+    ("Whats a POA&M", "poa&m"),  # typed as users type
+    ("What\u2019s an extended service set in SP 800-48?", "extended service set"),
     ("What is the limit for flood damage?", None),  # a value
     ("What is the BLEU score of the big model?", None),
     ("How are backup tapes rotated?", None),
@@ -537,6 +539,8 @@ def test_a_definition_question_names_the_term_it_asks_about(question, term):
     ("Computer Security Incident Response Team (CSIRT): A capability set up for", "csirt", True),  # an acronym
     ("Certification and Accreditation\n(C&A)\nA comprehensive assessment of", "certification and accreditation", True),
     ("a team of staff (CSIRT) and its", "csirt", False),
+    ("Security Information and Event Management (SIEM) products are similar to IDPS", "siem", True),  # spelled out
+    ("Plan of Action and Milestones\n(POA&M)\nA document that identifies tasks", "poa&m", True),
     ("Computer Security Incident: See \u201cincident.\u201d", "computer security incident", False),  # a cross-reference
     ("Signs fall into two categories. A precursor is a sign that", "precursor", True),  # a sentence mid-line
     ("Informative References are mappings that indicate", "informative references", True),
@@ -560,6 +564,17 @@ def test_a_glossary_entry_answers_a_definition_question_with_its_headword():
     out = _generate("What is meant by target data?", [p])
     assert out.answer.startswith('"Target Data The information subject to a given process'), out.answer
     assert out.citations[0].line_start == 3 and out.answer_completeness == Completeness.complete
+    assert "Condition" not in out.answer  # "subject to a given process" defines; it sets no condition
+
+
+def test_the_glossary_entry_after_a_definition_is_no_condition_on_it():
+    """SP 800-61's glossary: "What is a threat?" quoted "Threat: The potential source of an
+    adverse event." and then "Condition: Vulnerability: A weakness ... subject to exploitation or
+    misuse.", the next entry."""
+    p = _passage(["Threat: The potential source of an adverse event.",
+                  "Vulnerability: A weakness in a system, application, or network that is subject to exploitation or misuse."])
+    out = _generate("What is a threat?", [p])
+    assert out.answer.startswith('"Threat: The potential source') and "Vulnerability" not in out.answer, out.answer
 
 
 # -- 3. question pointers are primary; a reference citation always has referenced_from --------

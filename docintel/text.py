@@ -329,10 +329,11 @@ def _definition_of(term: str) -> re.Pattern[str]:
     last = words[-1][:-1] if re.search(r"[^s]s$", words[-1]) else words[-1]  # "secrets", not "degauss"
     t = r"[\s\-]+".join([*map(re.escape, words[:-1]), re.escape(last) + r"s?"])
     # the term opening a line or a sentence, after a bullet, an article and up to two words of its
-    # own ("A computer security incident"), with a word after it ("... authenticator") and an aside
+    # own ("A computer security incident"), up to three words after it ("... authenticator",
+    # "Revocation of an authenticator") and an aside
     # ("(CE)", "— commonly referred to as a password —")
     opening = (rf"(?:^|(?<=[.;!?]\s)|(?<=[.;!?]\s\s))[^\w\n]{{0,3}}(?:(?:an?|the)\s+)?(?:[^\W\d_]+[ \t]+){{0,2}}{t}"
-               rf"(?:[ \t]+[^\W\d_]+)?(?:\s*(?:\([^)\n]{{1,40}}\)|[—–][^—–\n]{{1,60}}[—–]))?")
+               rf"(?:[ \t]+[^\W\d_]+){{0,3}}(?:\s*(?:\([^)\n]{{1,40}}\)|[—–][^—–]{{1,100}}[—–]))?")
     # a definition's first word: "A method of ...", "Any ...", "To reduce the magnetic flux ...",
     # "Ensuring timely and reliable access ..." (not a table row's "Degauss in ...", "See Destroy")
     article = r"(?-i:An?|The|Any|To|[A-Z][a-z]+ing)\s"
@@ -351,6 +352,8 @@ def _definition_of(term: str) -> re.Pattern[str]:
         # an acronym asked about, spelled out before it: "Computer Security Incident Response Team
         # (CSIRT): A capability set up ..."
         rf"|\({t}\)(?:[ \t]*(?::|–|—)[ \t]*{article}|\s+(?:is|are)\s+(?:an?|the)\b|[ \t]*\n[ \t]*{article})"
+        # a sentence saying what one does: "1. A Current Profile specifies the Core outcomes ..."
+        rf"|(?:^|(?<=[.;!?]\s)|(?<=[.;!?]\s\s))[^\w\n]{{0,4}}(?-i:An?)\s+{t}\s+[a-z]{{3,}}(?<!s)s\b"
         # ... or just spelled out, when it is one (up to six characters): "Security Information
         # and Event Management (SIEM) products are similar to IDPS products, but ..."
         + (rf"|(?-i:[A-Z][\w\-]*)(?:\s+(?:(?-i:[A-Z][\w\-]*)|and|of|for|the|in|on|to|&)){{1,8}}\s*\({t}\)"

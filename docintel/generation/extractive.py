@@ -334,6 +334,8 @@ class _Sentence:
     group: slice | None = None
     """The cells of a row read group by group that answer (:func:`docintel.text.bracket_group`)."""
     is_note: bool = False
+    defines: bool = False
+    """It defines the term a definition question asks about (:func:`_defines`)."""
     cont: "_Sentence | None" = None
     """The rest of this sentence on the next page (its text is already in ``text``)."""
     stream: str = ""
@@ -364,6 +366,11 @@ def _defines(s: _Sentence, term: str) -> bool:
     entry under the headword on the line before it ("Target Data" over "The information subject
     to a given process, ...") takes the headword in: the answer quotes what it defines."""
     if defining(s.text, term):
+        return True
+    # ... also from the start of a later line of its own ("[44 U.S.C., SEC. 3542]" ends the entry
+    # before, on the line before "NATIONAL SECURITY SYSTEM: Any information system ...")
+    later = [ln.text for ln in s.passage.lines if ln.line_num in s.line_nums[1:]]
+    if later and defining("\n".join(later), term):
         return True
     before = [ln for ln in s.passage.lines if s.line_nums and ln.line_num < s.line_nums[0]]
     if not before or _stems(before[-1].text) != _stems(term) or not defining(before[-1].text + "\n" + s.text, term):
@@ -665,8 +672,10 @@ def _after(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence]:
 def _quotable(s: _Sentence) -> bool:
     """A sentence an answer may quote: a table row or prose, never injected instructions, nor a
     table's header row on its own (its column titles hold the question's words and no value:
-    "If Form 1040NR, line 40, is— At least | ... Single Your tax is—"; it comes as a row's context)."""
-    return not s.injected and not s.is_header and (s.is_row or _is_prose(s.text))
+    "If Form 1040NR, line 40, is— At least | ... Single Your tax is—"; it comes as a row's context).
+    A definition of the term asked about is quoted however long (FIPS 199's "NATIONAL SECURITY
+    SYSTEM: Any information system ... (i) ... (v) ...", over 70 words)."""
+    return not s.injected and not s.is_header and (s.is_row or s.defines or _is_prose(s.text))
 
 
 def _is_prose(text: str) -> bool:
@@ -987,7 +996,7 @@ class ExtractiveGenerator:
         total = sum(weights.values()) or 1.0
         shape = request.parsed.shape
         # first: a glossary's definition takes its headword in, whose words it then holds
-        defines = shape == AnswerShape.definition and bool(request.parsed.defines) and _defines(s, request.parsed.defines)
+        defines = s.defines = shape == AnswerShape.definition and bool(request.parsed.defines) and _defines(s, request.parsed.defines)
         have = _stems(s.text) | _kind_stems((request.parsed.asked or request.question).lower(), s.text)
         got = _held(have, weights)
         s.coverage = got / total

@@ -185,22 +185,27 @@ def part_of(parsed: ParsedQuestion, i: int) -> ParsedQuestion:
 
 _BARE_TERM = re.compile(
     r"^what\s+(?:is|are)\s+(?!(?:the|this|that|these|those|its|their|your|our|my|his|her|it|there|they|we|you)\b)"
-    r"[^\W\d_][\w\-/]*(?:\s+(?!(?:in|under|according)\b)[\w\-/]+){0,3}"
-    r"(?:\s+(?:in|under|according\s+to)\s+(?:the\s+)?(?:[A-Z]{2,}|SP|FIPS|NIST|CSF)\b[^?]{0,20})?\s*\?$",
+    r"(?![\w\-]+ed(?:\s+(?:of|for|to|by|in|from|with|on|at)\b|\s*\??$))"  # "What is required of the nonce?": what a rule requires
+    r"[^\W\d_][\w\-/]*(?:\s+(?!(?:in|under|according|the|a|an|this|that)\b)[\w\-/]+){0,3}"
+    r"(?:\s+(?:in|under|according\s+to)\s+(?:the\s+)?(?:[A-Z]{2,}|SP|FIPS|NIST|CSF)\b[^?]{0,20})?\s*\??$",
     re.I,
 )
 """A question naming a term and nothing else ("What is cryptographic erase?", "What are
 memorized secrets?"), but the document ("What is traffic analysis in SP 800-48?"): it asks what
 the term means."""
+_DEFINITION_FRAME = frozenset("refer refers stand stands term terms word phrase acronym abbreviation uses used explain".split())
+"""Words of a definition question's frame ("What does the term X refer to?", "Define X as FIPS
+199 uses the term.", "Explain what X is.")."""
 _WHATS = re.compile(r"(?i)\bwhat'?s\b")
 """"What's a ...?", typed "Whats a POA&M": "what is"."""
 _SCOPE_FIRST = re.compile(r"(?i)^(?:in|according\s+to|under|per)\s+[^,?]{1,40},\s*")
 """A document named before the question ("In SP 800-61, what is a precursor?")."""
 _DEFINIENDUM = re.compile(
     r"^(?:what\s+(?:is|are)\s+(?:meant\s+by\s+|the\s+(?:definition|meaning)\s+of\s+)?"
-    r"|what\s+does\s+(?=.+\s+mean\b)|define\s+|(?:give\s+)?the\s+(?:definition|meaning)\s+of\s+)"
-    r"(?:(?:an?|the)\s+)?(?P<term>.+?)"
-    r"(?:\s+(?:mean|stand\s+for))?(?:\s+(?:in|according\s+to|under|as\s+used\s+in|as)\s+(?:the\s+)?(?:[A-Z]{2,}|SP|FIPS|NIST|this|that)\b.*)?"
+    r"|what\s+does\s+(?=.+\s+(?:mean|refer\s+to|stand\s+for)\b)|define\s+|(?:give\s+)?the\s+(?:definition|meaning)\s+of\s+"
+    r"|explain\s+what\s+(?=.+\s+(?:is|are|means)\s*[?.!]*$))"
+    r"(?:the\s+(?:term|word|phrase|acronym|abbreviation)\s+)?(?:(?:an?|the)\s+)?(?P<term>.+?)"
+    r"(?:\s+(?:mean|means|refer\s+to|stand\s+for|is|are))?(?:\s+(?:in|according\s+to|under|as\s+used\s+in|as)\s+(?:the\s+)?(?:[A-Z]{2,}|SP|FIPS|NIST|this|that)\b.*)?"
     r"\s*[?.!]*$",
     re.I,
 )
@@ -212,7 +217,9 @@ def defined_term(asked: str) -> str | None:
     term of more than four words (a definition is asked of a term, not of a clause)."""
     q = " ".join(asked.split())
     if answer_shape(q) != AnswerShape.definition:
-        return None
+        # "What is JAD and what is it for?": the ask that asks what a term means
+        asks = split_asks(q)
+        return next((t for a in asks for t in [defined_term(a)] if t), None) if len(asks) > 1 else None
     q = _SCOPE_FIRST.sub("", _WHATS.sub("what is", q.replace("’", "'")))
     m = _DEFINIENDUM.match(q)
     if m is None:
@@ -224,7 +231,7 @@ def defined_term(asked: str) -> str | None:
 
 def answer_shape(text: str) -> AnswerShape:
     """The shape of answer the asked part of ``text`` wants (its premise says nothing of it)."""
-    q = _WHATS.sub("what is", split_premise(text)[1].strip().lower().replace("’", "'"))
+    q = split_premise(text)[1].strip().lower()
     first = q.split()[0] if q.split() else ""
     if re.search(r"\b(compare|comparison|versus|vs\.?|differ|difference|better|worse|higher|lower|more than|less than)\b", q):
         if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will"}:
@@ -232,9 +239,11 @@ def answer_shape(text: str) -> AnswerShape:
         return AnswerShape.comparison
     if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will", "would", "must", "may"}:
         return AnswerShape.yes_no
-    bare = _SCOPE_FIRST.sub("", q)  # "In SP 800-61, what is a precursor?"
+    bare = _SCOPE_FIRST.sub("", _WHATS.sub("what is", q.replace("’", "'")))  # "In SP 800-61, what's a precursor?"
     if re.match(r"^(what|who)\s+(is|are)\s+(a|an|the\s+definition|meant)\b", bare) \
-            or re.search(r"\b(define|definition of|what does .+ mean|meaning of)\b", q) or _BARE_TERM.match(bare):
+            or re.search(r"\b(define|definition of|what does .+ (?:mean|refer to|stand for)|meaning of)\b", q) \
+            or re.match(r"^explain\s+what\s+.+\s+(?:is|are|means)\s*[?.!]*$", bare) \
+            or _BARE_TERM.match(bare):
         return AnswerShape.definition
     if re.match(r"^(list|enumerate|name)\b", q) or re.match(r"^(which|what)\s+(are|(?!(?:does|is|was|has)\b)\w+s)\b", q) or re.match(
         r"^(which|what)\s+(?:\S+\s+){1,3}?(?!(?:does|is|was|has|this|its)\b)[\w\-]+s\s+(?:can|could|should|must|do|does|did|are|were|have|might|may|would|will|exist)\b", q
@@ -366,6 +375,9 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
         if any(asks_source(a) and not [t for t in tokens(a) if t not in STOP_WORDS and t not in _SOURCE_WORDS]
                for a in asks):
             asks = [asked]
+    defines = defined_term(asked)
+    if defines:  # "What does the term signature refer to?": the frame's words are no topic
+        keywords = [k for k in keywords if k not in _DEFINITION_FRAME or k in tokens(defines)] or keywords
     return ParsedQuestion(
         text=text,
         keywords=keywords,
@@ -378,6 +390,6 @@ def parse_question(text: str, find_pointers: PointerFinder | None = None) -> Par
         premise=premise,
         asked=asked,
         source=source,
-        defines=defined_term(asked),
+        defines=defines,
         asks=asks,
     )

@@ -75,6 +75,9 @@ test: install
 	$(BIN)/docintel eval corpora/golden/heldout16/*.yaml --junit out/heldout16-junit.xml
 	$(BIN)/docintel eval corpora/golden/heldout17/*.yaml --junit out/heldout17-junit.xml
 	$(BIN)/docintel eval corpora/golden/heldout18/*.yaml --junit out/heldout18-junit.xml
+	$(BIN)/docintel eval corpora/golden/heldout19/*.yaml --junit out/heldout19-junit.xml
+	$(BIN)/docintel eval corpora/golden/heldout20/*.yaml --junit out/heldout20-junit.xml
+	$(BIN)/docintel eval corpora/golden/definitions/*.yaml --junit out/definitions-junit.xml
 	$(BIN)/docintel eval corpora/golden/sentinels/*.yaml --junit out/sentinels-junit.xml
 
 test-fast: install

@@ -111,11 +111,11 @@ def _search(
     pages: dict[tuple[str, int], dict] = {}
     meta: dict[tuple[str, int], tuple[str, str]] = {}
     best = max((-r[2] for r in rows), default=0.0) or 1.0
-    seen: set[str] = set()
+    seen: dict[str, tuple[str, int]] = {}  # text hash -> the page kept
     for d, p, s, h, label, methods in rows:
         if h in seen:
             continue  # the same page text in another copy or version of a document: keep one
-        seen.add(h)
+        seen[h] = (d, int(p))
         pages[(d, int(p))] = {"bm25": max(0.0, -s) / best, "toc": 0.0, "toc_title": None}
         meta[(d, int(p))] = (label or str(p), methods or "")
     toc_rows = conn.execute(
@@ -135,14 +135,13 @@ def _search(
             if v > pages[key]["toc"]:
                 pages[key]["toc"] = v
                 pages[key]["toc_title"] = title
-    for key, v in _bracketing_pages(conn, query, parsed, scope, best).items():
-        pages.setdefault(key, {"bm25": v, "toc": 0.0, "toc_title": None})["bracket"] = 1.0
-        meta.setdefault(key, tuple(conn.execute("SELECT page_label, methods FROM pages WHERE doc_id=? AND page_num=?",
-                                                key).fetchone() or (str(key[1]), "")))
-    for key, v in _defining_pages(conn, query, parsed, scope, best).items():
-        pages.setdefault(key, {"bm25": v, "toc": 0.0, "toc_title": None})["defines"] = 1.0
-        meta.setdefault(key, tuple(conn.execute("SELECT page_label, methods FROM pages WHERE doc_id=? AND page_num=?",
-                                                key).fetchone() or (str(key[1]), "")))
+    # pages found by what they hold rather than by their words: candidates even below the bm25 cut
+    for flag, found in (("bracket", _bracketing_pages(conn, query, parsed, scope, best)),
+                        ("defines", _defining_pages(conn, query, parsed, scope, best, seen))):
+        for key, v in found.items():
+            pages.setdefault(key, {"bm25": v, "toc": 0.0, "toc_title": None})[flag] = 1.0
+            meta.setdefault(key, tuple(conn.execute("SELECT page_label, methods FROM pages WHERE doc_id=? AND page_num=?",
+                                                    key).fetchone() or (str(key[1]), "")))
     hints = _doc_hint_scores(conn, parsed, scope)
     if not pages:
         return []
@@ -204,21 +203,24 @@ DEFINING_PAGES = 100
 
 
 def _defining_pages(
-    conn: sqlite3.Connection, query: str, parsed: ParsedQuestion, scope: list[str], best: float
+    conn: sqlite3.Connection, query: str, parsed: ParsedQuestion, scope: list[str], best: float,
+    seen: dict[str, tuple[str, int]],
 ) -> dict[tuple[str, int], float]:
     """(doc_id, page) -> normalised bm25 of the pages that define the term a definition
     question asks about (:func:`docintel.text.defining`: a glossary entry, "X means ..."), among
     the pages holding it. "What does purge mean in SP 800-88?": its glossary names "Purge" once,
-    and the pages of its sanitization tables name it a hundred times."""
+    and the pages of its sanitization tables name it a hundred times. ``seen``: text hash -> the
+    page kept of the copies of a page text (filled in here too): one copy is a candidate."""
     words = re.findall(r"[^\W_]+", parsed.defines or "")
     if not words:
         return {}
     marks = ",".join("?" * len(scope))
     rows = conn.execute(
-        f"SELECT p.doc_id, p.page_num, page_fts.body FROM page_fts JOIN pages p ON p.fts_rowid = page_fts.rowid "
+        f"SELECT p.doc_id, p.page_num, p.text_hash, page_fts.body FROM page_fts JOIN pages p ON p.fts_rowid = page_fts.rowid "
         f"WHERE page_fts MATCH ? AND page_fts.doc_id IN ({marks}) ORDER BY bm25(page_fts) LIMIT {DEFINING_PAGES}",
         ['"' + " ".join(words) + '"', *scope]).fetchall()
-    return _scored(conn, query, {(d, int(p)) for d, p, body in rows if defining(body or "", parsed.defines)}, best)
+    keys = {seen.setdefault(h, (d, int(p))) for d, p, h, body in rows if defining(body or "", parsed.defines)}
+    return _scored(conn, query, keys, best)
 
 
 def _idf(conn: sqlite3.Connection, parsed: ParsedQuestion) -> dict[str, float]:

@@ -2339,3 +2339,32 @@ def test_a_retrieved_page_gets_the_whole_table_its_superlative_names():
     assert with_extreme_table(span, page, "What's the longest summary a dataset may have?") is span
     # which thing, asked after a phrase that sets the scope
     assert len(with_extreme_table(span, page, "Of the datasets in the survey, which has the longest summaries?")) == 5
+
+
+def test_a_page_defining_the_term_is_a_candidate_once_however_many_copies(tmp_path):
+    """A definition question adds the pages that define its term to the candidates whatever
+    their bm25 (a glossary names a term once among a hundred), and ranks them first. Of the
+    copies of one page text (a glossary shared by two editions of a document), one is added, as
+    the page search keeps one: bench/ask.py's store holds each document a hundred times."""
+    import pymupdf
+
+    from docintel import api
+    from docintel.retrieval import retrieve
+    from docintel.store import Store
+
+    for name, extra in (("a.pdf", "First edition."), ("b.pdf", "Second edition, with a new chapter.")):
+        doc = pymupdf.open()
+        for text in ("Tape rotation is discussed with the records team every year.\nTape rotation matters.",
+                     "Glossary\nRetention\nThe period records are kept.\nTape Rotation\nA schedule by which backup"
+                     " tapes are reused and sent offsite.", extra):
+            doc.new_page().insert_text((72, 72), text)
+        doc.save(tmp_path / name)
+    root = tmp_path / "store"
+    api.ingest([tmp_path / "a.pdf", tmp_path / "b.pdf"], Settings.load(env={}, store=root, quiet=True))
+    store = Store(root)
+    docs = list(store.manifest()["documents"])
+    assert len(docs) == 2
+    _, cands, _, _ = retrieve(store, parse_question("What is tape rotation?"), docs)
+    assert [c.page_num for c in cands if c.defines] == [2] and cands[0].page_num == 2
+    _, cands, _, _ = retrieve(store, parse_question("How often is tape rotation discussed?"), docs)
+    assert not any(c.defines for c in cands)  # no definition question, no definitions looked for

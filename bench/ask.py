@@ -44,6 +44,7 @@ QUESTIONS = [
     "What is the potential impact when the loss of availability has a severe effect?",
     "How many GPUs were used for training?",
     "What is the earthquake deductible for commercial vehicles?",
+    "What is a precursor?",  # a definition question: the pages defining the term are looked up too
 ]
 
 

@@ -200,6 +200,14 @@ _WHATS = re.compile(r"(?i)\bwhat'?s\b")
 """"What's a ...?", typed "Whats a POA&M": "what is"."""
 _SCOPE_FIRST = re.compile(r"(?i)^(?:in|according\s+to|under|per)\s+[^,?]{1,40},\s*")
 """A document named before the question ("In SP 800-61, what is a precursor?")."""
+
+
+def _as_definition_ask(q: str) -> str:
+    """``q`` as the definition patterns read it: "what's" / "whats" as "what is", and without a
+    document named first ("In SP 800-61, what's a precursor?" -> "what is a precursor?")."""
+    return _SCOPE_FIRST.sub("", _WHATS.sub("what is", q.replace("’", "'")))
+
+
 _DEFINIENDUM = re.compile(
     r"^(?:what\s+(?:is|are)\s+(?:meant\s+by\s+|the\s+(?:definition|meaning)\s+of\s+)?"
     r"|what\s+does\s+(?=.+\s+(?:mean|refer\s+to|stand\s+for)\b)|define\s+|(?:give\s+)?the\s+(?:definition|meaning)\s+of\s+"
@@ -220,12 +228,10 @@ def defined_term(asked: str) -> str | None:
         # "What is JAD and what is it for?": the ask that asks what a term means
         asks = split_asks(q)
         return next((t for a in asks for t in [defined_term(a)] if t), None) if len(asks) > 1 else None
-    q = _SCOPE_FIRST.sub("", _WHATS.sub("what is", q.replace("’", "'")))
-    m = _DEFINIENDUM.match(q)
+    m = _DEFINIENDUM.match(_as_definition_ask(q))
     if m is None:
         return None
-    term = " ".join(t for t in m.group("term").lower().replace("’", "'").split())
-    term = term.strip("\"'“”‘")
+    term = " ".join(m.group("term").lower().split()).strip("\"'“”‘")
     return term if term and len(term.split()) <= 4 and re.search(r"[^\W\d_]", term) else None
 
 
@@ -239,7 +245,7 @@ def answer_shape(text: str) -> AnswerShape:
         return AnswerShape.comparison
     if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will", "would", "must", "may"}:
         return AnswerShape.yes_no
-    bare = _SCOPE_FIRST.sub("", _WHATS.sub("what is", q.replace("’", "'")))  # "In SP 800-61, what's a precursor?"
+    bare = _as_definition_ask(q)
     if re.match(r"^(what|who)\s+(is|are)\s+(a|an|the\s+definition|meant)\b", bare) \
             or re.search(r"\b(define|definition of|what does .+ (?:mean|refer to|stand for)|meaning of)\b", q) \
             or re.match(r"^explain\s+what\s+.+\s+(?:is|are|means)\s*[?.!]*$", bare) \

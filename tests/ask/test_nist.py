@@ -115,6 +115,42 @@ def test_a_section_that_starts_on_the_next_page_is_read_on_to_not_entered_by(sp8
     assert got and got[1][0].raw_text == "Section 3" and got[1][0].origin.page == 10
 
 
+def test_a_page_far_down_the_ranking_is_a_way_in_only_by_a_pointer_about_the_question(sp80040_store):
+    """SP 800-40 page 9 lists what each section covers. Ranked fifth, it is the way in to the
+    best page only by a sentence about what is asked: "Section 5 briefly discusses possible
+    metrics for measuring the effectiveness of patch management technologies" for a question on
+    such metrics, not "Section 3 examines the challenges inherent in performing patch management"
+    for one on how long to keep patch logs (entered so, that unanswerable question was answered
+    complete from Section 3). Ranked second, the page is a way in by its pointer alone."""
+    from docintel.orchestrator.loop import _entry_pointer
+    from docintel.questions import parse_question
+    from docintel.references import Resolver
+    from docintel.retrieval import Candidate, candidate_passages, page_lines, retrieve
+    from docintel.store import Store
+
+    s = Store(sp80040_store)
+    doc = s.doc_ids()[0]
+
+    def way_in(question, *pages):
+        ranked = [Candidate(doc_id=doc, page_num=n, page_label=str(n), score=1.0 / k, bm25=1.0 / k, line_start=1,
+                            line_end=60) for k, n in enumerate(pages, start=1)]
+
+        def lines(doc_id, page):
+            rows = page_lines(s, doc_id, [page])
+            return list(zip(rows["line_num"], rows["text"]))
+
+        parsed = parse_question(question)
+        parsed = parsed.model_copy(update={"weights": retrieve(s, parsed, [doc])[2]})  # as ask weighs the words
+        got = _entry_pointer(ranked, Resolver(s), set(), parsed, lambda chosen: candidate_passages(s, chosen), lines)
+        return got and (got[1][0].raw_text, got[1][0].origin.page)
+
+    metrics = "Which metrics can measure the effectiveness of our patch management technologies?"
+    logs = "How long must we keep the logs and records from our patch deployments?"
+    assert way_in(metrics, 20, 25, 26, 27, 9) == ("Section 5", 9)
+    assert not way_in(logs, 11, 25, 26, 27, 9)
+    assert way_in(logs, 11, 9) == ("Section 3", 9)
+
+
 def test_no_pointer_one_pass_sp800_63b(nist_store):
     out = ask(nist_store, "What is the minimum length of a memorized secret?")
     assert out["passes"] == 1 and out["answer_completeness"] == "complete"

@@ -69,8 +69,12 @@ _INJECTION = re.compile(
 )
 _CONDITION = re.compile(
     r"(?i)\b(only\s+if|only\s+when|provided\s+that|providing\s+that|unless|on\s+condition\s+that|if\s+and\s+only\s+if"
-    r"|except\s+(?:when|where|if)|as\s+long\s+as|contingent\s+(?:up)?on|subject\s+to|in\s+the\s+event\s+that)\b"
+    r"|except\s+(?:when|where|if)|as\s+long\s+as|contingent\s+(?:up)?on|in\s+the\s+event\s+that"
+    r"|(?:^|(?<=[,;(\u2014]\s)|(?<=[,;(\u2014]))subject\s+to)\b"
 )
+"""A sentence's condition on what it says. "Subject to" only where it opens a clause ("...,
+subject to the sublimit in Section 7.2"): "keys ... are subject to dictionary attacks" and "an
+employee subject to U.S. income tax withholding" say what a thing is liable to."""
 _DEFINITION = re.compile(r"(?i)\b(means|is\s+defined\s+as|refers\s+to|is\s+a|are\s+the|denotes)\b|:\s")
 _PURPOSE_Q = re.compile(r"(?i)\b(role|purpose|used\s+for|good\s+for|what\s+(?:is|are)\s+[\w\s\-]{1,40}\sfor)\b")
 _PURPOSE = re.compile(

@@ -611,6 +611,27 @@ def test_the_glossary_entry_after_a_definition_is_no_condition_on_it():
     assert out.answer.startswith('"Threat: The potential source') and "Vulnerability" not in out.answer, out.answer
 
 
+@pytest.mark.parametrize("sentence, condition", [
+    # a clause opening with "subject to" limits what the sentence grants
+    ("The insurer pays flood losses, subject to the sublimit defined in Section 7.2.",
+     "Condition: subject to the sublimit defined in Section 7.2."),
+    ("Subject to the approval of the board, the insurer pays flood losses in full.",
+     "Condition: Subject to the approval of the board, the insurer pays flood losses in full."),
+    # "are subject to", "an employee subject to": what something is liable to, no condition
+    ("Flood losses from a passphrase shorter than 20 characters are subject to dictionary attacks.", None),
+    ("If you did not receive flood losses as an employee subject to U.S. income tax withholding, file by June 15.", None),
+])
+def test_subject_to_is_a_condition_only_where_it_opens_a_clause(sentence, condition):
+    """SP 800-48's "Keys derived from a passphrase shorter than approximately 20 characters ...
+    are subject to dictionary and rainbow attacks" was quoted again as "Condition: ...", and so
+    was the 1040NR's "an employee subject to U.S. income tax withholding": "subject to" there says
+    what a thing is liable to. A contract's "..., subject to the sublimit in Section 7.2" limits
+    what it grants."""
+    out = _generate("What flood losses does the insurer pay?", [_passage([sentence])])
+    notes = [line for line in out.answer.splitlines() if line.startswith("Condition:")]
+    assert notes == ([condition] if condition else []), out.answer
+
+
 # -- 3. question pointers are primary; a reference citation always has referenced_from --------
 
 

@@ -323,20 +323,38 @@ def superlative(asked: str, which: bool = False) -> tuple[str, bool, set[str]] |
     return (m.group("max") or m.group("min")), bool(m.group("max")), stems(m.group("what") or "")
 
 
+_DEFINITION_START = r"(?-i:An?|The|Any|To|[A-Z][a-z]+ing)\s"
+"""A definition's first word: "A method of ...", "Any ...", "To reduce the magnetic flux ...",
+"Ensuring timely and reliable access ..." (not a table row's "Degauss in ...", "See Destroy")."""
+
+_HEADWORD_ENTRY = re.compile(rf"(?m)^[ \t]*(?-i:[A-Z])[^\W\d_]*(?:[ \t\-/][^\W\d_()]+){{0,4}}[ \t]*\n[ \t]*{_DEFINITION_START}")
+"""A headword (up to five words, no number, no stop) on its own line over a line opening as a
+definition does: "Degauss" over "To reduce the magnetic flux ..."."""
+
+GLOSSARY_ENTRIES = 3
+"""Headword entries (:data:`_HEADWORD_ENTRY`) that make a page a glossary, whose other entries
+may open with a bare noun: SP 800-88's "Erasure" over "Process intended to render magnetically
+stored information irretrievable ...", "Electronic Media" over "General term that refers to ..."."""
+
+
+def _term_pattern(term: str) -> str:
+    """A term as a pattern: its words apart or hyphenated, its last word singular or plural."""
+    words = term.split()
+    last = words[-1][:-1] if re.search(r"[^s]s$", words[-1]) else words[-1]  # "secrets", not "degauss"
+    return r"[\s\-]+".join([*map(re.escape, words[:-1]), re.escape(last) + r"s?"])
+
+
 @lru_cache(maxsize=256)
 def _definition_of(term: str) -> re.Pattern[str]:
     words = term.split()
-    last = words[-1][:-1] if re.search(r"[^s]s$", words[-1]) else words[-1]  # "secrets", not "degauss"
-    t = r"[\s\-]+".join([*map(re.escape, words[:-1]), re.escape(last) + r"s?"])
+    t = _term_pattern(term)
     # the term opening a line or a sentence, after a bullet, an article and up to two words of its
     # own ("A computer security incident"), up to three words after it ("... authenticator",
     # "Revocation of an authenticator") and an aside
     # ("(CE)", "— commonly referred to as a password —")
     opening = (rf"(?:^|(?<=[.;!?]\s)|(?<=[.;!?]\s\s))[^\w\n]{{0,3}}(?:(?:an?|the)\s+)?(?:[^\W\d_]+[ \t]+){{0,2}}{t}"
                rf"(?:[ \t]+[^\W\d_]+){{0,3}}(?:\s*(?:\([^)\n]{{1,40}}\)|[—–][^—–]{{1,100}}[—–]))?")
-    # a definition's first word: "A method of ...", "Any ...", "To reduce the magnetic flux ...",
-    # "Ensuring timely and reliable access ..." (not a table row's "Degauss in ...", "See Destroy")
-    article = r"(?-i:An?|The|Any|To|[A-Z][a-z]+ing)\s"
+    article = _DEFINITION_START
     return re.compile(
         rf"(?im){opening}(?:[ \t]*(?::|–|—|[ \t]-)[ \t]*{article}"  # "Target Data: The ..." ("Purge: Degauss ..." is a method)
         r"|\s+(?:is|are)\s+(?:an?|the|any|defined)\b|\s+are\s+[a-z]+s\s+(?:that|which|of|for|used)\b"  # "... are mappings that"
@@ -361,13 +379,27 @@ def _definition_of(term: str) -> re.Pattern[str]:
     )
 
 
-def defining(text: str, term: str) -> bool:
+def defining(text: str, term: str, page: str | None = None) -> bool:
     """Whether ``text`` (a sentence, or a page's lines joined by newlines) defines ``term``: a
     glossary entry (the term alone on its line, the definition on the next: "Purge" over "A
     method of Sanitization ..."), or a line or sentence opening with the term and a defining word
     ("A look-up secret authenticator is a physical or electronic record ...", "Target Data: The
-    information ...", "... means ...")."""
-    return bool(term.strip()) and _definition_of(" ".join(term.lower().split())).search(text) is not None
+    information ...", "... means ..."). On a glossary page (``page``: the lines ``text`` is
+    from, itself when None; :data:`GLOSSARY_ENTRIES`), the term alone on its line over a line
+    opening with any capitalised word ("Erasure" over "Process intended to ...")."""
+    term = " ".join(term.lower().split())
+    if not term:
+        return False
+    if _definition_of(term).search(text) is not None:
+        return True
+    return (_bare_entry_of(term).search(text) is not None
+            and len(_HEADWORD_ENTRY.findall(text if page is None else page)) >= GLOSSARY_ENTRIES)
+
+
+@lru_cache(maxsize=256)
+def _bare_entry_of(term: str) -> re.Pattern[str]:
+    # on its own line, or read as one sentence with it ("Erasure Process intended to ...")
+    return re.compile(rf"(?im)^[^\w\n]{{0,3}}{_term_pattern(term)}[ \t]*\n?[ \t]*(?-i:[A-Z][a-z]+)[ \t]+[a-z]")
 
 
 def alike(a: str, b: str) -> bool:

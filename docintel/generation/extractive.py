@@ -369,15 +369,16 @@ def _defines(s: _Sentence, term: str) -> bool:
     """Whether the sentence defines ``term`` (:func:`docintel.text.defining`). A glossary's
     entry under the headword on the line before it ("Target Data" over "The information subject
     to a given process, ...") takes the headword in: the answer quotes what it defines."""
-    if defining(s.text, term):
+    page = "\n".join(ln.text for ln in s.passage.lines)  # a glossary's entries may open with a bare noun
+    if defining(s.text, term, page):
         return True
     # ... also from the start of a later line of its own ("[44 U.S.C., SEC. 3542]" ends the entry
     # before, on the line before "NATIONAL SECURITY SYSTEM: Any information system ...")
     later = [ln.text for ln in s.passage.lines if ln.line_num in s.line_nums[1:]]
-    if later and defining("\n".join(later), term):
+    if later and defining("\n".join(later), term, page):
         return True
     before = [ln for ln in s.passage.lines if s.line_nums and ln.line_num < s.line_nums[0]]
-    if not before or _stems(before[-1].text) != _stems(term) or not defining(before[-1].text + "\n" + s.text, term):
+    if not before or _stems(before[-1].text) != _stems(term) or not defining(before[-1].text + "\n" + s.text, term, page):
         return False
     s.text = f"{before[-1].text.strip()} {s.text}"
     s.line_nums = [before[-1].line_num, *s.line_nums]

@@ -568,6 +568,34 @@ def test_a_definition_is_told_from_a_sentence_that_only_names_the_term(text, ter
     assert defining(text, term) is defines
 
 
+SP80088_GLOSSARY = ["Data", "Pieces of information from which \u201cunderstandable information\u201d is", "derived.",
+                    "Degauss", "To reduce the magnetic flux to virtual zero by applying a reverse",
+                    "magnetizing field.", "Destroy", "A method of Sanitization that renders Target Data recovery",
+                    "infeasible.", "Digital", "The coding scheme generally used in computer technology to",
+                    "represent data.", "Electronic Media", "General term that refers to media on which data are recorded via an",
+                    "electrically based process.", "Erasure", "Process intended to render magnetically stored information",
+                    "irretrievable by normal means."]
+
+
+@pytest.mark.parametrize("term, defines", [("erasure", True), ("electronic media", True), ("data", True),
+                                           ("process", False), ("magnetic flux", False)])
+def test_a_glossary_entry_may_open_with_a_bare_noun(term, defines):
+    """SP 800-88's glossary sets "Erasure" over "Process intended to render magnetically stored
+    information irretrievable ...": no article opens it, but the page is a glossary (its other
+    entries open "To reduce ...", "A method of ...", "The coding ..."). On a page that is none,
+    a line over a capitalised one is a heading over its paragraph."""
+    assert defining("\n".join(SP80088_GLOSSARY), term) is defines
+    assert not defining("Erasure\nProcess intended to render magnetically stored information", "erasure")
+    assert not defining("Purge\nSome methods of purging include overwrite", "purge",
+                        page="\n".join(["Purge", "Some methods of purging include overwrite", "Clear", "Overwrite media"]))
+
+
+def test_a_bare_noun_glossary_entry_answers_a_definition_question():
+    out = _generate("Define erasure as SP 800-88 uses the term.", [_passage(SP80088_GLOSSARY)])
+    assert out.answer.startswith('"Erasure Process intended to render magnetically stored information'), out.answer
+    assert out.answer_completeness == Completeness.complete
+
+
 def test_a_glossary_entry_answers_a_definition_question_with_its_headword():
     """SP 800-88's glossary sets "Target Data" on its own line over "The information subject to
     ...": the definition holds none of the question's words, and was quoted without what it

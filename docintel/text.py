@@ -156,9 +156,11 @@ def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]
             and len(text) > 1
             and text[-2].isalpha()
         ):
-            # "manage-/ment" is one word; "SCAP-/formatted" and "800-/53" keep their hyphen
+            # "manage-/ment" is one word; "SCAP-/formatted", "800-/53" and a compound broken after
+            # one of its hyphens ("peer-to-/peer") keep their hyphen
             word = re.search(r"(\w+)-$", text)
-            if not (word and (any(c.isupper() for c in word.group(1)[1:]) or any(c.isdigit() for c in word.group(1)))):
+            if not (word and (any(c.isupper() for c in word.group(1)[1:]) or any(c.isdigit() for c in word.group(1))
+                              or text[:word.start()].endswith("-"))):
                 text = text[:-1]
         elif text:
             text += " "

@@ -1532,6 +1532,15 @@ def test_a_hyphen_after_an_acronym_or_number_is_kept_at_a_line_break():
     assert join_lines([(1, "SCAP-"), (2, "formatted data and manage-"), (3, "ment")])[0] == "SCAP-formatted data and management"
 
 
+def test_a_compound_broken_after_one_of_its_hyphens_keeps_it():
+    """SP 800-48 p14 breaks "peer-to-peer mode" after "peer-to-": joined as "peer-topeer", the
+    sentence no longer held the question's "peer-to-peer"."""
+    from docintel.text import join_lines
+
+    assert join_lines([(1, "also known as peer-to-"), (2, "peer mode, is possible")])[0] == "also known as peer-to-peer mode, is possible"
+    assert join_lines([(1, "a state-of-the-"), (2, "art de-"), (3, "gausser")])[0] == "a state-of-the-art degausser"
+
+
 def test_a_footnote_is_kept_out_of_the_sentence_its_mark_sits_in():
     """CSWP 29 p13: the footnote "1 For the purposes of this document ..." (8 pt, at the foot of
     the page) comes in line order between "organization-wide 1" and "approach to managing"."""

@@ -93,12 +93,13 @@ def stems(text: str) -> set[str]:
 
 _BULLET_GLYPHS = "•●○◦▪■□\ue000-\uf8ff"
 BULLET = re.compile(
-    rf"^\s*(?:[{_BULLET_GLYPHS}\u2013\u2014*]|-\s|\(?[a-z0-9]{{1,2}}\)\s|\d{{1,2}}\.\s(?=[A-Z]))"
+    rf"^\s*(?:[{_BULLET_GLYPHS}\u2013\u2014*]|-\s|\(?[a-z0-9]{{1,2}}\)\s|\d{{1,2}}\.\s(?=[A-Z])|o(?:\s+(?=[A-Z0-9\"\u201c(\[])|\s*$))"
 )
 """A list item's start; U+E000-U+F8FF are Symbol / Wingdings glyphs ("\uf0b7", "\uf03c") that
 PDFs set as bullets. "2. SHALL be ..." is an item of a numbered list (its number is not the end
-of the sentence before)."""
-LONE_BULLET = re.compile(rf"^\s*[{_BULLET_GLYPHS}]\s*$")
+of the sentence before). A letter "o" before a capital is Word's second-level bullet, set in
+Courier ("o GV.SC-06: Planning and due diligence ..."); before a lower-case word it is no bullet."""
+LONE_BULLET = re.compile(rf"^\s*(?:[{_BULLET_GLYPHS}]|o)\s*$")
 """A bullet set on a line of its own, its item on the next line."""
 CAPTION_LINE = re.compile(r"^(?:Figure|Fig\.|Table|Exhibit)\s+[A-Z]?\d[\w.\-]*[.:]\s+\S")
 """A caption set on its own line ("Figure 2-2. IEEE 802.11 Infrastructure Mode"): a heading, not
@@ -115,6 +116,13 @@ _SENTENCE_END_IN = re.compile(r"[a-z]\.\s+[A-Z]")
 """A sentence ending inside a line ("Standard deduction. You cannot take"): no heading's words."""
 _FINISHED = re.compile(r"[.!?:]\)?(?:\s*\d{1,2})?$")
 """A finished sentence, perhaps with a footnote mark after it ("... in this publication. 5")."""
+
+
+def runs_on(text: str) -> bool:
+    """Whether a line (or sentence) carries on the sentence before it: it opens with a lower-case
+    letter and is no list item ("o GV.SC-05: ..." is a bullet, "continuously improving." runs on)."""
+    t = text.lstrip()
+    return t[:1].islower() and BULLET.match(t) is None
 
 
 def is_heading(t: str, prev_text: str) -> bool:

@@ -37,7 +37,7 @@ from docintel.schemas.generation import (
 )
 from docintel.questions.parse import names_in, part_of, unknown_names
 from docintel.schemas.questions import AnswerShape, ParsedQuestion
-from docintel.text import BULLET, NUMBERED_HEADING, REFERENCE_ENTRY, join_lines, row_text, split_sentences
+from docintel.text import BULLET, NUMBERED_HEADING, REFERENCE_ENTRY, join_lines, row_text, runs_on, split_sentences
 from docintel.text import stem as _stem
 from docintel.text import held as _held
 from docintel.text import holds as _holds
@@ -605,7 +605,7 @@ def _read(passages: list[Passage]) -> list[_Sentence]:
             for x in sents:
                 x.stream = tail[0].stream if tail else x.stream
             if (last is not None and first is not None and not first.is_row and not _CLOSED.search(last.text)
-                    and first.text[:1].islower()):
+                    and runs_on(first.text)):
                 last.text = f"{last.text} {first.text}"
                 last.cont = first
                 sents.remove(first)

@@ -21,7 +21,7 @@ from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
 from docintel.store.values import as_float
 from docintel.text import split_sentences as _split_sentences
-from docintel.text import bracket_ranges, held, money_amounts, names_column, normalise_number, row_text, stem, stems, superlative
+from docintel.text import bracket_ranges, held, money_amounts, names_column, normalise_number, row_text, runs_on, stem, stems, superlative
 
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
 
@@ -435,7 +435,7 @@ def opens_mid_sentence(page: pd.DataFrame) -> int | None:
         return None
     first = body.iloc[0]
     text = str(first["text"]).lstrip()
-    return int(first["line_num"]) if text[:1].islower() else None
+    return int(first["line_num"]) if runs_on(text) else None
 
 
 def ends_mid_sentence(page: pd.DataFrame) -> int | None:

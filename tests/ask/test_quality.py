@@ -804,6 +804,26 @@ def test_a_run_in_heading_is_read_with_the_sentence_its_line_goes_on_with():
     assert [t for t, _ in out] == ["Use the column.", "Yes.", "The next one"]
 
 
+def test_a_letter_o_set_as_a_bullet_opens_a_list_item():
+    """CSWP 29 p22-23 and SP 800-63B set second-level list items with a letter "o" (Word's
+    Courier bullet), on the item's line ("o GV.SC-06: Planning and due diligence ...") or alone
+    on the line before it (SP 800-64 p26). Read as running text, CSF's ten GV.SC Subcategories
+    were one 1,700-character sentence that no answer could quote, so "What does GV.SC-06 say?"
+    found nothing. A word "o" before a lower-case word is no bullet."""
+    out = split_sentences([(30, "• Cybersecurity Supply Chain Risk Management (GV.SC): Cyber supply chain risk"),
+                           (31, "management processes are identified"),
+                           (32, "o GV.SC-05: Requirements to address cybersecurity risks in supply chains are established"),
+                           (33, "o GV.SC-06: Planning and due diligence are performed to reduce risks before entering into"),
+                           (34, "formal supplier or other third-party relationships")])
+    assert [n for _, n in out] == [[30, 31], [32], [33, 34]]
+    assert out[2][0].startswith("o GV.SC-06: Planning and due diligence")
+    out = split_sentences([(1, "System security documentation should align with:"), (2, "o"),
+                           (3, "Security requirements analysis"), (4, "o"), (5, "Security architecture")])
+    assert [t for t, _ in out][1:] == ["o Security requirements analysis", "o Security architecture"]
+    out = split_sentences([(1, "The options we weighed were many, and"), (2, "o so it goes on.")])
+    assert len(out) == 1
+
+
 def test_store_value_coercion():
     assert as_int(float("nan")) is None and as_int("7") == 7 and as_int(None) is None and as_int("x") is None
     assert as_float(float("nan")) is None and as_float(3) == 3.0
@@ -1092,6 +1112,28 @@ def test_page_break_edges():
     opened = _page([("The first sentence of the page starts afresh with a capital letter and ends.", "text")])
     assert ends_mid_sentence(closed) is None and tail_paragraph(closed).empty
     assert opens_mid_sentence(opened) is None and head_sentence(opened).empty
+
+
+def test_a_page_that_opens_with_an_o_bulleted_item_opens_afresh():
+    """CSWP 29 p22-23: p22 ends on the item "o GV.SC-04: Suppliers are known and prioritized by
+    criticality" (no full stop, as the Core's items have none) and p23 opens on "o GV.SC-05: ...".
+    The lower-case bullet letter read as a sentence running on, so the two items were quoted as
+    one ("... by criticality o GV.SC-05: ...")."""
+    from docintel.generation.extractive import _read
+    from docintel.retrieval.region import head_sentence, opens_mid_sentence
+
+    start = _page([
+        ("o GV.SC-05: Requirements to address cybersecurity risks in supply chains are established,", "text"),
+        ("prioritized, and integrated into contracts and other types of agreements with suppliers", "text"),
+    ])
+    assert opens_mid_sentence(start) is None and head_sentence(start).empty
+    p22 = _passage(["o GV.SC-04: Suppliers are known and prioritized by criticality"], page=22)
+    p23 = _passage(["o GV.SC-05: Requirements to address cybersecurity risks in supply chains are established,",
+                    "prioritized, and integrated into contracts and other types of agreements"], page=23)
+    assert [s.text for s in _read([p22, p23])] == [
+        "o GV.SC-04: Suppliers are known and prioritized by criticality",
+        "o GV.SC-05: Requirements to address cybersecurity risks in supply chains are established, prioritized, "
+        "and integrated into contracts and other types of agreements"]
 
 
 def test_the_lines_finishing_a_cut_sentence_finish_the_sentence_begun_after_it_too():

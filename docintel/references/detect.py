@@ -1,7 +1,8 @@
 """Pointer detection: find "see Table 3 row (E)", "as defined in Section 7.2", "SP 800-53".
 
 Pure functions of text. Internal pointers name a part of the same document (section, table,
-figure, appendix, annex, schedule, exhibit, clause, equation, page, "the previous section");
+figure, appendix, annex, schedule, exhibit, clause, equation, page, "the previous section", an
+outcome's identifier such as CSF's "GV.SC-06");
 external pointers name another document (ISO/IEC 27001 Annex A, SP 800-53, FIPS 200,
 44 U.S.C. 3542) and are only ever named, never fetched.
 """
@@ -360,6 +361,12 @@ def find_mentions(text: str) -> list[Mention]:
                         trig,
                     )
                 )
+    for m in IDENTIFIER.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        taken.append((m.start(), m.end()))
+        ref = PendingReference(raw_text=m.group(0), ref_type=RefType.section, ref_target=m.group(0))
+        found.append(Mention(ref, m.start(), m.end(), _triggered(text, m.start()) or _parenthesised(text, m.start())))
     for m in _RELATIVE.finditer(text):
         if not free(m.start(), m.end()):
             continue
@@ -386,6 +393,15 @@ def find_mentions(text: str) -> list[Mention]:
             if len(between) <= 60 and _COORDINATED.search(between) and not re.search(r"[.;:]\s", between):
                 cur.triggered = True
     return found
+
+
+IDENTIFIER = re.compile(r"(?<![\w.\-])[A-Z]{2}\.[A-Z]{2}(?:-\d{1,3})?(?![\w\-]|\.\w)")
+"""An outcome's identifier in a framework's core: CSF 2.0's Category "GV.SC" and Subcategory
+"GV.SC-06" (CSF 1.1: "ID.AM-1"). Prose names one ("The Subcategories within the CSF C-SCRM
+Category [GV.SC] provide a connection ...") where the core defines it ("Cybersecurity Supply
+Chain Risk Management (GV.SC): ..."): a pointer to that definition, found by
+:meth:`Resolver._identifier`. Its type is section: the definition is a part of the document,
+read to where the next one of its rank begins."""
 
 
 _STATUTE_ID = re.compile(r"^\d{3,}(?:\([a-zA-Z0-9]{1,4}\))+$|^\d{4,}$")

@@ -19,6 +19,7 @@ import pandas as pd
 from docintel.references.detect import (
     DESIGNATOR,
     FORM_LINE_ID,
+    IDENTIFIER,
     FORM_LINE_TARGET,
     find_citations,
     form_line_page,
@@ -87,7 +88,7 @@ class Resolver:
     def __init__(self, store: Store, llm_guess: LLMGuess | None = None):
         self.store = store
         self.llm_guess = llm_guess
-        self._cache: dict[tuple[str, str], pd.DataFrame] = {}
+        self._cache: dict[tuple[str, str], Any] = {}
         self._n_pages: dict[str, int] = {}
         self.llm_calls = 0
         self.tokens = [0, 0]
@@ -134,6 +135,8 @@ class Resolver:
         ]
         if ref.ref_type == RefType.section and FORM_LINE_TARGET.fullmatch(str(ref.ref_target or "")):
             rungs.insert(0, ("form_line", self._form_line))  # "the instructions for line 55": its heading first
+        if ref.ref_type == RefType.section and IDENTIFIER.fullmatch(str(ref.ref_target or "")):
+            rungs.insert(0, ("identifier", self._identifier))  # "[GV.SC]": the line defining it
         if self.llm_guess is not None:
             rungs.append(("llm", self._llm))
         for name, rung in rungs:
@@ -548,6 +551,43 @@ class Resolver:
         return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved),
                           region=region, next_section=nxt)
 
+    def _identifier(self, ref: PendingReference, doc: str) -> Resolution | None:
+        """An outcome named by its identifier ("[GV.SC]", "GV.SC-06"): the line that defines it
+        ("Cybersecurity Supply Chain Risk Management (GV.SC): ...", "o GV.SC-06: Planning and
+        ..."), read to the next definition that is not of one of its own parts (GV.SC runs over
+        GV.SC-01 ... GV.SC-10 to "IDENTIFY (ID):"; GV.SC-06 to GV.SC-07)."""
+        target = str(ref.ref_target or "")
+        lines = self._doc_lines(doc)
+        defined = self._definitions(doc)
+        at = [i for i, ident in defined if ident == target
+              and not (ref.origin is not None and (int(lines.at[i, "page_num"]), int(lines.at[i, "line_num"]))
+                       == (ref.origin.page, ref.origin.line))]
+        if not at:
+            return None
+        start = lines.iloc[at[0]]
+        after = [i for i, ident in defined if i > at[0] and ident != target and not ident.startswith(f"{target}-")]
+        end = lines.iloc[after[0]] if after else None
+        page = int(start["page_num"])
+        nxt = (int(end["page_num"]), float(end["y0"]), int(end["line_num"])) if end is not None else None
+        region = self._region(ref, doc, page_start=page, page_end=max(page, nxt[0]) if nxt else page,
+                              y_start=float(start["y0"]), line_start=int(start["line_num"]), title=str(start["text"]),
+                              by_line=True)
+        return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved),
+                          region=region, next_section=nxt)
+
+    def _definitions(self, doc: str) -> list[tuple[int, str]]:
+        """(row of :meth:`_doc_lines`, identifier) of each line defining an outcome or its
+        function, in reading order: "GOVERN (GV): ...", "... (GV.SC): ...", "o GV.SC-06: ..."."""
+        key = (doc, "definitions")
+        if key not in self._cache:
+            lines = self._doc_lines(doc)
+            found: list[tuple[int, str]] = []
+            if not lines.empty:
+                heads = lines["text"].str.extract(_DEFINES_ID, expand=False)
+                found = [(i, str(h)) for i, h in zip(range(len(lines)), heads) if isinstance(h, str)]
+            self._cache[key] = found
+        return self._cache[key]
+
     def _form_line(self, ref: PendingReference, doc: str) -> Resolution | None:
         """A form line's instructions ("the instructions for line 55 on page 22"): from the heading
         that opens them ("Line 55\u2014Additional tax on IRAs,", "Lines 16a and 16b\u2014IRA ...",
@@ -673,6 +713,12 @@ class Resolver:
 
 
 _TITLE = re.compile(r"[A-Za-z]{3,}")
+
+
+_DEFINES_ID = re.compile(r"(?:^\W{0,2}\s*(?:o\s+)?|\()([A-Z]{2}(?:\.[A-Z]{2}(?:-\d{1,3})?)?)\)?\s*:")
+"""A line defining an identifier, where a framework's core lists it: "GOVERN (GV): The
+organization's ...", "\u2022 Cybersecurity Supply Chain Risk Management (GV.SC): ...", "o GV.SC-06:
+Planning ..." (the group is the identifier)."""
 
 
 def is_title(target: str) -> bool:

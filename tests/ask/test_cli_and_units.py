@@ -164,6 +164,22 @@ def test_a_table_or_chart_named_by_where_it_sits(text, expected):
     assert [(m.ref.raw_text, m.ref.ref_type.value, m.ref.ref_target) for m in find_mentions(text)] == expected
 
 
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # CSWP 29 p18 and its Core (p22-23); CSF 1.1's form; file names and initials are no identifiers
+        ("The Subcategories within the CSF C-SCRM Category [GV.SC] provide a connection", [("GV.SC", True)]),
+        ("o GV.SC-06: Planning and due diligence are performed", [("GV.SC-06", False)]),
+        ("see ID.AM-1 and PR.AC-4.", [("ID.AM-1", True), ("PR.AC-4", True)]),
+        ("NIST.SP.800-63b and the U.S. Code", []),
+    ],
+)
+def test_an_outcome_identifier_is_a_section_mention(text, expected):
+    ms = find_mentions(text)
+    assert [(m.ref.ref_target, m.triggered) for m in ms] == expected
+    assert all(m.ref.ref_type.value == "section" and m.ref.raw_text == m.ref.ref_target for m in ms)
+
+
 def test_caption_is_not_a_pointer():
     assert find_pointers("Table 3: Variations on the Transformer architecture.") == []
 

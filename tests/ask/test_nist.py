@@ -29,6 +29,31 @@ def test_section_pointer_sp800_61(nist_store):
     assert "3 years" in out["answer"]  # what the target section says
 
 
+def test_a_subcategory_set_as_an_o_bulleted_item_is_quoted(nist_store):
+    """CSWP 29 p23: "o GV.SC-06: Planning and due diligence are performed to reduce risks before
+    entering into formal supplier or other third-party relationships". The page ranked first, but
+    its "o" items ran together into one sentence too long to quote: "Not found"."""
+    out = ask(nist_store, "What does GV.SC-06 say?")
+    assert out["answer_completeness"] == "complete"
+    assert "Planning and due diligence are performed" in out["answer"]
+    assert {c["page"] for c in out["citations"]} == {23}
+
+
+def test_an_identifier_the_premise_names_is_followed_to_its_definition(nist_store):
+    """CSWP 29 p18 names the C-SCRM Category "[GV.SC]"; its Subcategories, on p22-23 of the Core,
+    say what is expected before a supplier relationship (GV.SC-06, due diligence) and after it
+    ends (GV.SC-10). The identifier was no pointer: the answer was "Not found"."""
+    out = ask(nist_store, "CSF 2.0 says the Subcategories in its supply chain risk management Category, GV.SC, link pure "
+                          "cybersecurity outcomes with C-SCRM. We're about to sign with a new IT supplier. What do those "
+                          "outcomes expect from us before we enter the relationship, and do they say anything about "
+                          "after the contract ends?")
+    assert out["answer_completeness"] == "complete"
+    assert "due diligence" in out["answer"] and "after the conclusion of a partnership" in out["answer"]
+    rs = refs(out)
+    assert rs and {r["page"] for r in rs} <= {22, 23} and all(r["reference_text"] == "GV.SC" for r in rs)
+    assert {r["referenced_from"]["page"] for r in rs} == {18}
+
+
 def test_abbreviated_section_pointer_cswp29(nist_store):
     """CSWP 29 page 29: "Table 2 contains a notional illustration of the CSF Tiers discussed in
     Sec. 3." The abbreviation is a section pointer, and Section 3 starts on page 11."""

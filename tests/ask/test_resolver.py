@@ -99,6 +99,25 @@ def test_a_heading_named_by_its_words_is_found_and_read_to_the_next(fr_store):
     assert "Contractual & Data Services" in p.text and "FOR FURTHER INFORMATION CONTACT" not in p.text
 
 
+def test_an_outcome_identifier_is_read_from_its_definition_to_the_next_of_its_rank(nist_store):
+    """CSWP 29 p18: "The Subcategories within the CSF C-SCRM Category [GV.SC] provide ...". The
+    Core defines the Category on p22 ("Cybersecurity Supply Chain Risk Management (GV.SC): ...")
+    and lists its ten Subcategories over p22-23 up to "IDENTIFY (ID):". A Subcategory is read
+    alone, to the next one."""
+    s = Store(nist_store)
+    doc = next(d for d, e in s.manifest()["documents"].items() if e["file_name"] == "NIST.CSWP.29.pdf")
+    res, parts = _fetched(s, "The Subcategories within the CSF C-SCRM Category [GV.SC] provide", 18, 33, doc)
+    assert res.resolved.source == "identifier" and [p.page for p in parts] == [22, 23]
+    assert parts[0].lines[0].text.startswith("\u2022 Cybersecurity Supply Chain Risk Management (GV.SC):")
+    text = " ".join(p.text for p in parts)
+    assert "GV.SC-06: Planning and due diligence" in text and "GV.SC-10" in text
+    assert "IDENTIFY (ID)" not in text and "GV.RR" not in text
+    res, (p, *_) = _fetched(s, "as GV.SC-06 asks", 18, 33, doc)
+    assert p.page == 23 and p.lines[0].text.startswith("o GV.SC-06:") and "GV.SC-07" not in p.text
+    # an identifier the document never defines is not resolved
+    assert Resolver(s).resolve(mention("see [XY.ZZ]", 18, 33, doc)).region is None
+
+
 def test_a_numbered_section_named_by_its_title_is_found_in_the_toc(policy_store):
     """SP 800-88's "as described in the Verify Methods subsection" names "4.7 Verify Methods" by
     its title alone: the TOC entry of that title (any case) is the target, numbered heading and

@@ -954,6 +954,34 @@ def _merged(answers: list[GeneratedAnswer]) -> GeneratedAnswer:
                            answer_completeness=completeness)
 
 
+def question_weights(parsed: ParsedQuestion) -> dict[str, float]:
+    """stem -> weight: the keyword's corpus idf relative to the question's mean (rare words
+    count more), halved for low-value verbs; 1 each when no idf is known."""
+    idf = parsed.weights
+    known = [idf[k] for k in parsed.keywords if k in idf]
+    mean = (sum(known) / len(known)) if known else 0.0
+    w: dict[str, float] = {}
+    # "according to SP 800-40": the words naming a document are its scope, not the topic
+    # and the words of a pointer named in the question ("Appendix A") lead to the target but
+    # say nothing about which of its sentences answers ("this appendix is informative")
+    hints = set(parsed.doc_hints) | {w.lower() for p in parsed.pointers for w in p.raw_text.split()}
+    for k in [k for k in parsed.keywords if k not in hints] or parsed.keywords:
+        base = min(3.0, max(0.3, idf[k] / mean)) if mean > 0 and k in idf else 1.0
+        w[_stem(k)] = max(w.get(_stem(k), 0.0), base * (0.5 if k in _LOW_VALUE else 1.0))
+    return w
+
+
+def near_miss(text: str, parsed: ParsedQuestion) -> bool:
+    """Whether ``text`` holds as much of the question as a best sentence that does not answer
+    must for its pointers to be followed (NEAR_MISS of the answer floor), the question weighed
+    as for choosing sentences (the document's name left out, premise words at PREMISE_WEIGHT).
+    Against the whole question, not the asked part alone: "use the Tax Rate Schedules on page
+    47" holds "tax", half of "What is my tax from the Tax Table?", and none of the premise
+    "My taxable income on line 40 is $25,320 and I am single."."""
+    weights = _asked_weights(question_weights(parsed), parsed)
+    return _held(_stems(text), weights) >= NEAR_MISS * min_coverage(len(parsed.keywords)) * sum(weights.values())
+
+
 class ExtractiveGenerator:
     """Deterministic answers from retrieved lines; see the module docstring."""
 
@@ -966,22 +994,6 @@ class ExtractiveGenerator:
         self.find_citations = find_citations
 
     # -- scoring ---------------------------------------------------------------------------
-
-    def _weights(self, request: GenerationRequest) -> dict[str, float]:
-        """stem -> weight: the keyword's corpus idf relative to the question's mean (rare words
-        count more), halved for low-value verbs; 1 each when no idf is known."""
-        idf = request.parsed.weights
-        known = [idf[k] for k in request.parsed.keywords if k in idf]
-        mean = (sum(known) / len(known)) if known else 0.0
-        w: dict[str, float] = {}
-        # "according to SP 800-40": the words naming a document are its scope, not the topic
-        # and the words of a pointer named in the question ("Appendix A") lead to the target but
-        # say nothing about which of its sentences answers ("this appendix is informative")
-        hints = set(request.parsed.doc_hints) | {w.lower() for p in request.parsed.pointers for w in p.raw_text.split()}
-        for k in [k for k in request.parsed.keywords if k not in hints] or request.parsed.keywords:
-            base = min(3.0, max(0.3, idf[k] / mean)) if mean > 0 and k in idf else 1.0
-            w[_stem(k)] = max(w.get(_stem(k), 0.0), base * (0.5 if k in _LOW_VALUE else 1.0))
-        return w
 
     @staticmethod
     def _asked_numbers(request: GenerationRequest) -> list[str]:
@@ -1077,7 +1089,7 @@ class ExtractiveGenerator:
         return out.model_copy(update={"answer": _quoted_once(out.answer)})
 
     def _answer(self, request: GenerationRequest) -> GeneratedAnswer:
-        weights = _asked_weights(self._weights(request), request.parsed)
+        weights = _asked_weights(question_weights(request.parsed), request.parsed)
         primary = [p for p in request.passages if p.retrieved_via == RetrievedVia.primary]
         references = [p for p in request.passages if p.retrieved_via == RetrievedVia.reference]
         extreme = self._primary_extreme(primary, request, weights)

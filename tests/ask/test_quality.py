@@ -1933,6 +1933,39 @@ def test_a_followed_figure_brings_the_text_under_it():
     assert "Below it:" in out.answer and "unrelated to cybersecurity incidents" in out.answer
 
 
+def test_a_way_in_is_a_near_miss_as_the_generator_weighs_the_question():
+    """SP 800-64 p9, ranked seventh for "We're buying a new system under contract instead of
+    building it in-house. What additional acquisition planning considerations does SP 800-64 raise
+    for the development/acquisition phase?": "Appendix F discusses additional planning
+    considerations for the development / acquisition phase of the SDLC." is the way in to
+    Appendix F. Weighed by bare idf, the premise's rare words ("buying", "instead", "in-house")
+    and the document's name held most of the question, so the sentence was no near miss; the
+    generator weighs premise words at PREMISE_WEIGHT and leaves the document's name out. (The
+    weights are the document's idf for these words, from ``retrieve``.)"""
+    from docintel.orchestrator.loop import _near_miss
+
+    q = ("We're buying a new system under contract instead of building it in-house. What additional acquisition "
+         "planning considerations does SP 800-64 raise for the development/acquisition phase?")
+    idf = {"buying": 5.72, "new": 1.97, "system": 0.04, "contract": 1.69, "instead": 5.72, "building": 1.69,
+           "in-house": 5.72, "additional": 0.84, "acquisition": 0.98, "planning": 0.3, "considerations": 0.84,
+           "sp": 1.15, "800": 1.02, "64": 2.51, "raise": 3.81, "development": 0.24, "phase": 0.74}
+    parsed = parse_question(q).model_copy(update={"weights": idf, "doc_hints": ["sp", "800", "64"]})
+    assert _near_miss("Appendix F discusses additional planning considerations for the development / acquisition "
+                      "phase of the SDLC.", parsed)
+    assert not _near_miss("Appendix B presents a comprehensive list of acronyms.", parsed)
+    assert not _near_miss("Appendix G provides an additional graphical view of security integration in the SDLC.", parsed)
+    # measured against the whole question, not the asked part alone: "tax" is half of "What is my
+    # tax from the Tax Table?" and nothing of the premise (1040NR p18, ranked below the fourth)
+    q = "My taxable income on line 40 is $25,320 and I am single. What is my tax from the Tax Table?"
+    idf = {"taxable": 0.91, "income": 0.36, "line": 0.09, "40": 1.01, "25,320": 1.6, "single": 1.07, "tax": 0.01,
+           "table": 0.86}
+    parsed = parse_question(q).model_copy(update={"weights": idf})
+    assert not _near_miss("Worksheet. If you are filing for an estate or trust, use the Tax Rate Schedules on page 47.",
+                          parsed)
+    assert _near_miss("Individuals. If your taxable income (line 40) is less than $100,000, you must use the Tax Table "
+                      "that begins on page 34 to figure your tax.", parsed)
+
+
 def test_a_near_miss_that_points_on_is_followed_and_complete_only_if_the_target_answers():
     """SP 800-40 p6: "As discussed in Section 3.1, an installed patch might not take effect until
     the affected software is restarted" holds too little of a long question to answer it, but it

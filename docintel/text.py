@@ -109,6 +109,12 @@ REFERENCE_ENTRY = re.compile(r"^\s*\[(\d{1,3})\]\s+(?=\S)")
 HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
 
 
+IDENTIFIER = re.compile(r"(?<![\w.\-])[A-Z]{2}\.[A-Z]{2}(?:-\d{1,3})?(?![\w\-]|\.\w)")
+"""An outcome's identifier in a framework's core: CSF 2.0's Category "GV.SC" and Subcategory
+"GV.SC-06" (CSF 1.1: "ID.AM-1"). Prose names one ("The Subcategories within the CSF C-SCRM
+Category [GV.SC] provide a connection ...") where the core defines it ("Cybersecurity Supply
+Chain Risk Management (GV.SC): ..."): a section pointer to that definition, which the resolver's
+``identifier`` step reads to where the next one of its rank begins."""
 NUMBERED_HEADING = re.compile(r"^(?:\d+(?:\.\d+)+|[A-Z](?:\.\d+)+)\s+[A-Z][\w\-]*(?:\s+(?:[A-Z(][\w\-/),]*|and|of|the|to|for|in|on|or|with|by|a|an|&))*$")
 """A numbered heading of any length, its words capitalised ("2.3.4 Sharing Information With
 Outside Parties"); not a line a sentence wraps onto ("2.4 GHz band, where ...")."""

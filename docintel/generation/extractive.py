@@ -37,7 +37,7 @@ from docintel.schemas.generation import (
 )
 from docintel.questions.parse import names_in, part_of, unknown_names
 from docintel.schemas.questions import AnswerShape, ParsedQuestion
-from docintel.text import BULLET, NUMBERED_HEADING, REFERENCE_ENTRY, join_lines, row_text, runs_on, split_sentences
+from docintel.text import BULLET, IDENTIFIER, NUMBERED_HEADING, REFERENCE_ENTRY, join_lines, row_text, runs_on, split_sentences
 from docintel.text import stem as _stem
 from docintel.text import held as _held
 from docintel.text import holds as _holds
@@ -519,6 +519,9 @@ PARAGRAPH_SENTENCES = 6
 """Sentences quoted from the paragraph of the best-matching sentence (of an answer or a followed
 target), that one included: one more than SECTION_SENTENCES, so that a paragraph holding several
 of a section's best sentences still brings the one beside them."""
+OUTCOME_SENTENCES = 25
+"""Sentences quoted of an outcome a pointer names by its identifier ("[GV.SC]"): its definition
+and its parts' (CSF's Categories have up to eleven Subcategories)."""
 
 SECTION_SENTENCES = 5
 """Sentences quoted from a followed text target by how well they match, before what they lead
@@ -1680,7 +1683,11 @@ class ExtractiveGenerator:
             self._score(s, weights, request)
         usable = [s for s in sents if not s.injected]
         top = sorted(usable, key=lambda s: (-s.score, s.index))[:2]
-        if not top or top[0].score <= 0:
+        if IDENTIFIER.fullmatch(p.reference_text or ""):
+            # an outcome read by its identifier is its definition and its parts' ("Which
+            # Subcategories are in ID.AM?": all seven, not the paragraph's six sentences)
+            top = usable[:OUTCOME_SENTENCES]
+        elif not top or top[0].score <= 0:
             top = [s for s in usable if len(s.text.split()) > 5][:2] or usable[:2]
         else:
             top = self._with_paragraphs(top, sents, top[0])
@@ -1753,6 +1760,8 @@ class ExtractiveGenerator:
             for u in more:
                 u.context = u.context or t.context
             top += more
+        if IDENTIFIER.fullmatch(group[0].reference_text or ""):
+            top = usable[:OUTCOME_SENTENCES]  # an outcome and its parts, whole (as in _reference_text)
         top.sort(key=lambda s: order[id(s)])
         p0 = group[0]
         labels = {x.passage.page: x.passage.page_label for s in top for x in s.parts()}

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from docintel.schemas.answers import PendingReference, RefType
+from docintel.text import IDENTIFIER
 
 # -- vocabulary ----------------------------------------------------------------------------
 
@@ -393,15 +394,6 @@ def find_mentions(text: str) -> list[Mention]:
             if len(between) <= 60 and _COORDINATED.search(between) and not re.search(r"[.;:]\s", between):
                 cur.triggered = True
     return found
-
-
-IDENTIFIER = re.compile(r"(?<![\w.\-])[A-Z]{2}\.[A-Z]{2}(?:-\d{1,3})?(?![\w\-]|\.\w)")
-"""An outcome's identifier in a framework's core: CSF 2.0's Category "GV.SC" and Subcategory
-"GV.SC-06" (CSF 1.1: "ID.AM-1"). Prose names one ("The Subcategories within the CSF C-SCRM
-Category [GV.SC] provide a connection ...") where the core defines it ("Cybersecurity Supply
-Chain Risk Management (GV.SC): ..."): a pointer to that definition, found by
-:meth:`Resolver._identifier`. Its type is section: the definition is a part of the document,
-read to where the next one of its rank begins."""
 
 
 _STATUTE_ID = re.compile(r"^\d{3,}(?:\([a-zA-Z0-9]{1,4}\))+$|^\d{4,}$")

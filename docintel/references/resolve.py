@@ -19,7 +19,6 @@ import pandas as pd
 from docintel.references.detect import (
     DESIGNATOR,
     FORM_LINE_ID,
-    IDENTIFIER,
     FORM_LINE_TARGET,
     find_citations,
     form_line_page,
@@ -36,7 +35,7 @@ from docintel.schemas.references import TargetRegion
 from docintel.store.store import Store
 from docintel.store.values import as_float as _num
 from docintel.store.values import as_int as _int
-from docintel.text import REFERENCE_ENTRY
+from docintel.text import IDENTIFIER, REFERENCE_ENTRY
 
 LLMGuess = Callable[[str, list[str], str], "tuple[int | None, int, int, int]"]
 """(pointer text, candidate labels, context) -> (chosen index or None, llm_calls, prompt tokens,
@@ -542,7 +541,11 @@ class Resolver:
             return None
         if span is None:
             return None
-        start, end = lines.iloc[span[0]], (lines.iloc[span[1]] if span[1] is not None else None)
+        return self._lines_region(ref, doc, lines.iloc[span[0]], lines.iloc[span[1]] if span[1] is not None else None)
+
+    def _lines_region(self, ref: PendingReference, doc: str, start: pd.Series, end: pd.Series | None) -> Resolution:
+        """A part cut by line: from the line ``start`` up to the line ``end`` (the next part's
+        first, or None: to the end of its page)."""
         page = int(start["page_num"])
         nxt = (int(end["page_num"]), float(end["y0"]), int(end["line_num"])) if end is not None else None
         region = self._region(ref, doc, page_start=page, page_end=max(page, nxt[0]) if nxt else page,
@@ -564,16 +567,8 @@ class Resolver:
                        == (ref.origin.page, ref.origin.line))]
         if not at:
             return None
-        start = lines.iloc[at[0]]
         after = [i for i, ident in defined if i > at[0] and ident != target and not ident.startswith(f"{target}-")]
-        end = lines.iloc[after[0]] if after else None
-        page = int(start["page_num"])
-        nxt = (int(end["page_num"]), float(end["y0"]), int(end["line_num"])) if end is not None else None
-        region = self._region(ref, doc, page_start=page, page_end=max(page, nxt[0]) if nxt else page,
-                              y_start=float(start["y0"]), line_start=int(start["line_num"]), title=str(start["text"]),
-                              by_line=True)
-        return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved),
-                          region=region, next_section=nxt)
+        return self._lines_region(ref, doc, lines.iloc[at[0]], lines.iloc[after[0]] if after else None)
 
     def _definitions(self, doc: str) -> list[tuple[int, str]]:
         """(row of :meth:`_doc_lines`, identifier) of each line defining an outcome or its

@@ -54,6 +54,18 @@ def test_an_identifier_the_premise_names_is_followed_to_its_definition(nist_stor
     assert {r["referenced_from"]["page"] for r in rs} == {18}
 
 
+def test_an_outcome_named_by_its_identifier_is_quoted_with_all_its_parts(nist_store):
+    """CSWP 29 p23: Asset Management (ID.AM) has seven Subcategories (ID.AM-01 to -05, -07,
+    -08). Read as a paragraph, the answer quoted its first six sentences and left out -07 and
+    -08; GV.SC, over two pages, lost four of its ten."""
+    out = ask(nist_store, "Which Subcategories are in ID.AM?")
+    for sub in ("ID.AM-01", "ID.AM-05", "ID.AM-07: Inventories of data", "ID.AM-08: Systems, hardware"):
+        assert sub in out["answer"]
+    assert "ID.RA" not in out["answer"]
+    out = ask(nist_store, "What outcomes does the GV.SC Category cover?")
+    assert all(f"GV.SC-{n:02d}" in out["answer"] for n in range(1, 11)) and "IDENTIFY" not in out["answer"]
+
+
 def test_abbreviated_section_pointer_cswp29(nist_store):
     """CSWP 29 page 29: "Table 2 contains a notional illustration of the CSF Tiers discussed in
     Sec. 3." The abbreviation is a section pointer, and Section 3 starts on page 11."""

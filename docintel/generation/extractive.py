@@ -979,8 +979,8 @@ def near_miss(text: str, parsed: ParsedQuestion) -> bool:
     must for its pointers to be followed (NEAR_MISS of the answer floor), the question weighed
     as for choosing sentences (the document's name left out, premise words at PREMISE_WEIGHT).
     Against the whole question, not the asked part alone: "use the Tax Rate Schedules on page
-    47" holds "tax", half of "What is my tax from the Tax Table?", and none of the premise
-    "My taxable income on line 40 is $25,320 and I am single."."""
+    47" holds "tax", half of the asked part "What is my tax from the Tax Table?", and none of
+    the premise "My taxable income on line 40 is $25,320 and I am single."; it is no near miss."""
     weights = _asked_weights(question_weights(parsed), parsed)
     return _held(_stems(text), weights) >= NEAR_MISS * min_coverage(len(parsed.keywords)) * sum(weights.values())
 

@@ -544,7 +544,7 @@ def _premise_named(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, a
     its Section 2 highlights other groups ... What would we need from human resources?") and one
     of the PREMISE_PAGES pages the premise alone matches best mentions them; None otherwise."""
     from docintel.questions import parse_question
-    from docintel.retrieval import retrieve
+    from docintel.retrieval import candidate_passages, retrieve
     from docintel.text import folded
 
     if not parsed.premise or not parsed.asked:
@@ -554,9 +554,12 @@ def _premise_named(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, a
     if any(n in asked or n not in premise for n in names):
         return None  # "What does Section 7.3 say?": the question itself goes there
 
-    premise_passages, _, _, _ = retrieve(store, parse_question(parsed.premise, _named_pointers), doc_ids, top_k=PREMISE_PAGES)
-    for page in dict.fromkeys((p.doc_id, p.page) for p in premise_passages):
-        source = [p for p in premise_passages if (p.doc_id, p.page) == page]
+    _, ranked, _, _ = retrieve(store, parse_question(parsed.premise, _named_pointers), doc_ids, top_k=PREMISE_PAGES)
+    for c in ranked[:PREMISE_PAGES]:
+        # the page read alone, with the lines a page break cut: CSWP 29 p18's "[GV.SC] provide a
+        # connection between outcomes that focus purely on cybersecurity and those that focus"
+        # ends on p19, itself among the premise's pages
+        source = candidate_passages(store, [c], asked=parsed.premise)
         refs = [ref for ref, _, _, _ in _mentions(source, resolver, attempted)
                 if folded(ref.raw_text) in names]
         if refs:

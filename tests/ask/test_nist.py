@@ -49,6 +49,9 @@ def test_an_identifier_the_premise_names_is_followed_to_its_definition(nist_stor
                           "after the contract ends?")
     assert out["answer_completeness"] == "complete"
     assert "due diligence" in out["answer"] and "after the conclusion of a partnership" in out["answer"]
+    # the sentence holding the pointer is quoted whole, though its page break is among the pages
+    # the premise matches ("... and those that focus" | "on C-SCRM.")
+    assert "and those that focus on C-SCRM." in out["answer"]
     rs = refs(out)
     assert rs and {r["page"] for r in rs} <= {22, 23} and all(r["reference_text"] == "GV.SC" for r in rs)
     assert {r["referenced_from"]["page"] for r in rs} == {18}

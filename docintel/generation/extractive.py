@@ -1702,6 +1702,9 @@ class ExtractiveGenerator:
         sents = _read(group)
         for s in sents:
             self._score(s, weights, request)
+        usable = [s for s in sents if _quotable(s)] or [s for s in sents if not s.injected]
+        if IDENTIFIER.fullmatch(group[0].reference_text or ""):
+            return self._section_quote(group, usable[:OUTCOME_SENTENCES], sents)  # an outcome whole (_reference_text)
         # what a thing includes ("... MAY include, but is not limited to:") scores by what the
         # items of its list hold (not any list: "time can be measured in several ways:"); any
         # other list of MIN_SERIES bulleted items or more is weighed as a whole (below)
@@ -1720,7 +1723,6 @@ class ExtractiveGenerator:
             items = self._list_items(s, sents, titles=True) or []
             if sum(1 for i in items if BULLET.match(i[0].text)) >= MIN_SERIES:
                 series.append((holds(s, items), s, items))
-        usable = [s for s in sents if _quotable(s)] or [s for s in sents if not s.injected]
         order = {id(s): k for k, s in enumerate(sents)}
         # a sentence about the target itself ("This appendix provides an overview of ...") only
         # when nothing else in it matches, unless the question asks about the target by name
@@ -1760,9 +1762,14 @@ class ExtractiveGenerator:
             for u in more:
                 u.context = u.context or t.context
             top += more
-        if IDENTIFIER.fullmatch(group[0].reference_text or ""):
-            top = usable[:OUTCOME_SENTENCES]  # an outcome and its parts, whole (as in _reference_text)
-        top.sort(key=lambda s: order[id(s)])
+        return self._section_quote(group, top, sents)
+
+    @staticmethod
+    def _section_quote(group: list[Passage], top: list[_Sentence], sents: list[_Sentence]) -> tuple[str, list[Citation], str]:
+        """(text, citations, what answers) of the sentences ``top`` chosen from a section's
+        ``sents``, quoted in reading order under the section's name and pages."""
+        order = {id(s): k for k, s in enumerate(sents)}
+        top = sorted(top, key=lambda s: order[id(s)])
         p0 = group[0]
         labels = {x.passage.page: x.passage.page_label for s in top for x in s.parts()}
         head = f"{p0.reference_text} (page {', '.join(labels[k] for k in sorted(labels)) or p0.page_label})"

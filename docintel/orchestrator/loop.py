@@ -554,12 +554,14 @@ def _premise_named(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, a
     if any(n in asked or n not in premise for n in names):
         return None  # "What does Section 7.3 say?": the question itself goes there
 
-    _, ranked, _, _ = retrieve(store, parse_question(parsed.premise, _named_pointers), doc_ids, top_k=PREMISE_PAGES)
+    loaded: dict[str, Any] = {}
+    _, ranked, _, _ = retrieve(store, parse_question(parsed.premise, _named_pointers), doc_ids, top_k=PREMISE_PAGES,
+                               loaded=loaded)
     for c in ranked[:PREMISE_PAGES]:
         # the page read alone, with the lines a page break cut: CSWP 29 p18's "[GV.SC] provide a
         # connection between outcomes that focus purely on cybersecurity and those that focus"
         # ends on p19, itself among the premise's pages
-        source = candidate_passages(store, [c], asked=parsed.premise)
+        source = candidate_passages(store, [c], loaded, asked=parsed.premise)
         refs = [ref for ref, _, _, _ in _mentions(source, resolver, attempted)
                 if folded(ref.raw_text) in names]
         if refs:
@@ -579,7 +581,7 @@ challenges inherent in performing patch management", ranked fifth for a question
 patch logs, is not. Measured on the 180 read golden questions, from pages ranked 2-4 only: pass
 97, pointer pass 52; from every page of the pool by its pointer alone: 97 and 54, two
 unanswerable questions answered complete from such an overview; with this rule: 99 and 54,
-none lost. The sentence is weighed as the generator weighs the question (:func:`_near_miss`):
+none lost. The sentence is weighed as the generator weighs the question (``extractive.near_miss``):
 weighed by bare idf, the premise's rare words and the document's name kept SP 800-64's
 "Appendix F discusses ..." from being a near miss (read pass 100 -> 101, nothing lost)."""
 
@@ -600,6 +602,7 @@ def _entry_pointer(candidates: list[Any], resolver: Any, attempted: set[tuple], 
     or when the best page defines the term a definition question asks about ("What is an
     out-of-band authenticator?": SP 800-63B's "An out-of-band authenticator is a physical device
     ...", not the list on page 17 pointing at its section)."""
+    from docintel.generation.extractive import near_miss
     from docintel.parsing.structure.lines import has_leader
 
     if not candidates or candidates[0].defines:  # the best page defines the term asked about: no way in is needed
@@ -623,20 +626,12 @@ def _entry_pointer(candidates: list[Any], resolver: Any, attempted: set[tuple], 
         listed |= {(p.page, ln.line_num) for p in source for ln in p.lines if has_leader(ln.text)}
         found = ahead(_mentions(source, resolver, attempted))
         if rank > ENTRY_CLOSE:
-            found = [m for m in found if _near_miss(m[2], parsed)]
+            found = [m for m in found if near_miss(m[2], parsed)]
         refs = _best_mention(found, {best: 0}, parsed, lambda ref, doc, n: True)
         if refs:
             return source, refs
     return None
 
-
-def _near_miss(sentence: str, parsed: Any) -> bool:
-    """Whether ``sentence`` holds as much of the question as a near miss must: the extractive
-    generator's bar for a sentence whose pointer may lead to the answer, measured as it measures
-    its sentences (the words naming the document and the premise's words weigh less)."""
-    from docintel.generation.extractive import near_miss
-
-    return near_miss(sentence, parsed)
 
 
 def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]) -> list[PendingReference]:

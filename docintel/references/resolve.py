@@ -579,7 +579,7 @@ class Resolver:
             found: list[tuple[int, str]] = []
             if not lines.empty:
                 heads = lines["text"].str.extract(_DEFINES_ID, expand=False)
-                found = [(i, str(h)) for i, h in zip(range(len(lines)), heads) if isinstance(h, str)]
+                found = [(i, str(h)) for i, h in enumerate(heads) if isinstance(h, str)]
             self._cache[key] = found
         return self._cache[key]
 

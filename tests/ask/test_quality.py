@@ -1942,7 +1942,7 @@ def test_a_way_in_is_a_near_miss_as_the_generator_weighs_the_question():
     and the document's name held most of the question, so the sentence was no near miss; the
     generator weighs premise words at PREMISE_WEIGHT and leaves the document's name out. (The
     weights are the document's idf for these words, from ``retrieve``.)"""
-    from docintel.orchestrator.loop import _near_miss
+    from docintel.generation.extractive import near_miss as _near_miss
 
     q = ("We're buying a new system under contract instead of building it in-house. What additional acquisition "
          "planning considerations does SP 800-64 raise for the development/acquisition phase?")

@@ -1302,6 +1302,60 @@ def test_a_target_the_question_names_need_hold_what_a_near_miss_must_not_what_an
     assert out.answer_completeness == Completeness.complete
 
 
+def test_a_pointer_in_the_sentence_the_premise_reports_is_vouched_for_as_if_named():
+    """SP 800-61 p78 -> p46: the premise reports the change log's line ("... says Revision 2
+    shifted the focus from identifying the attacker to identifying the attacking host"), and the
+    pointer written there ("(Section 3.3.3)") was followed. The section answers both asks in its
+    own words ("time-consuming and futile", "activities for attacking host identification"),
+    but "what techniques does the guide describe" holds less of the section than an answer on
+    its own must. The asker vouched for the pointer as if naming it: the target holds what a
+    near miss's target must, and the answer is complete. The premise vouches for the line it
+    reports, not for the lines beside it; a premise that reports nothing the document says
+    vouches for nothing."""
+    from docintel.generation.extractive import _described
+
+    weights = {"sp": 1.71, "800": 1.52, "61": 2.68, "change": 1.41, "log": 1.23, "revision": 2.13, "2": 0.35,
+               "shifted": 5.96, "focus": 1.78, "identifying": 0.71, "attacker": 0.76, "attacking": 0.76, "host": 1.1,
+               "expanded": 3.0, "material": 2.0, "information": 0.3, "sharing": 1.5,
+               "effort": 1.78, "handlers": 1.18, "put": 2.88, "tracking": 3.13, "techniques": 2.13, "guide": 0.01}
+    asks = ("How much effort should our handlers put into tracking down the attacking host, and what techniques "
+            "does the guide describe for it?")
+    primary = _passage(["Technical Changes:",
+                        "\uf03c Expanded material on information sharing (throughout Section 2)",
+                        "\uf03c Changed focus from identifying the attacker to identifying the attacking host (Section 3.3.3)",
+                        "\uf03c Expanded the list of possible incident metrics (Section 3.4.2)"], page=78, page_label="69")
+    target = _followed(["3.3.3 Identifying the Attacking Hosts",
+                        "During incident handling, system owners and others sometimes want to or need to identify the attacking",
+                        "host or hosts. Although this information can be important, incident handlers should generally stay focused",
+                        "on containment, eradication, and recovery. Identifying an attacking host can be a time-consuming and",
+                        "futile process that can prevent a team from achieving its primary goal—minimizing the business impact.",
+                        "The following items describe the most commonly performed activities for attacking host identification:",
+                        "\uf03c Using Incident Databases. Several groups collect and consolidate incident data from various",
+                        "organizations into incident databases. This information sharing may take place in many forms, such",
+                        "as trackers and real-time blacklists. The organization can also check its own knowledge base or issue",
+                        "tracking system for related activity.",
+                        "\uf03c Monitoring Possible Attacker Communication Channels. Incident handlers can monitor",
+                        "communication channels that may be used by an attacking host."],
+                       46, "37", "Section 3.3.3", Origin(page=78, line=3)).model_copy(update={"linked": True})
+    gen = ExtractiveGenerator(find_pointers=lambda text: [m.ref for m in find_mentions(text)])
+
+    def generate(premise):
+        q = f"{premise} {asks}"
+        parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)]).model_copy(update={"weights": weights})
+        return gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary, target]))
+
+    out = generate("SP 800-61's change log says Revision 2 shifted the focus from identifying the attacker to "
+                   "identifying the attacking host.")
+    assert "time-consuming and futile process" in out.answer
+    assert out.answer_completeness == Completeness.complete
+    # the premise describes the line the pointer is written on, not its neighbours
+    parsed = parse_question("SP 800-61's change log says Revision 2 shifted the focus from identifying the attacker to "
+                            "identifying the attacking host. " + asks).model_copy(update={"weights": weights})
+    assert _described(primary.lines[2].text, parsed)
+    assert not _described(primary.lines[1].text, parsed) and not _described(primary.lines[3].text, parsed)
+    assert not _described(primary.lines[2].text, parse_question(f"Our team is small. {asks}").model_copy(update={"weights": weights}))
+
+
 def test_an_item_of_what_a_thing_includes_is_quoted_with_its_list():
     """SP 800-63B p63 -> Section 5.1.1 (p24): "what kinds of values are we supposed to check it
     against and turn down?" is answered by a list whose words the question does not use; the

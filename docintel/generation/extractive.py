@@ -644,6 +644,24 @@ def _pointing(sents: list[_Sentence], references: list[Passage]) -> list[_Senten
     return sorted(out, key=lambda s: s.pos)
 
 
+def _near_in_paragraph(best: _Sentence, sents: list[_Sentence], have: list[_Sentence]) -> list[_Sentence]:
+    """The sentences of ``best``'s paragraph nearest it, not in ``have``: as many as make
+    PARAGRAPH_SENTENCES of the paragraph with those of ``have``. Sentences, not the headings
+    and labels set in the same block ("Appendix B.", "CSF Tiers"); none for a row or a note (no
+    paragraph) or an injected sentence."""
+    if best.para < 0 or best.injected:
+        return []
+
+    def in_paragraph(t: _Sentence) -> bool:
+        return t.passage is best.passage and t.para == best.para
+
+    ids = {id(s) for s in have}
+    room = max(0, PARAGRAPH_SENTENCES - sum(1 for s in have if in_paragraph(s)))
+    rest = [t for t in sents if in_paragraph(t) and id(t) not in ids and not t.injected
+            and len(t.text.split()) > 5 and _is_prose(t.text)]
+    return sorted(rest, key=lambda t: (abs(t.index - best.index), t.index))[:room]
+
+
 def _is_tabular(p: Passage) -> bool:
     """A target to read as a table or a drawing (rows, labels) rather than as sentences: one with
     figure labels, or rows that are a table (``MIN_TABLE_ROWS`` of them, most of its lines, or
@@ -1167,7 +1185,10 @@ class ExtractiveGenerator:
                 # the focus ...": measured on the read sets, pass 101 -> 103, checks 681 -> 692,
                 # complete and wrong 18 -> 21; blind heldout13-18 pass 26 -> 27, checks 265 ->
                 # 269, complete and wrong 12 -> 13)
-                vouched = named_here or _described(" ".join(s.text for s in leads), request.parsed)
+                # (the sentence in its paragraph: "... says we should require a baseline level
+                # of logging and refers to a later section for ...")
+                around = [t for s in leads for t in [s] + _near_in_paragraph(s, sents, leads)]
+                vouched = named_here or _described(" ".join(t.text for t in around), request.parsed)
                 need = floor if leads and not vouched else need
             # ... also when it is no quotable sentence (a drawing's title): its target must answer
             unvouched = not leads and any(p.linked for p in references)
@@ -1545,18 +1566,7 @@ class ExtractiveGenerator:
         paragraphs, and the sentence matching the question best often only opens or closes the
         point ("Cookies:" before "1. SHALL be tagged to be accessible only on secure (HTTPS)
         sessions ... 3. SHOULD be tagged to be inaccessible via JavaScript (HttpOnly)")."""
-        if best.para < 0 or best.injected:
-            return chosen
-
-        def in_paragraph(t: _Sentence) -> bool:
-            return t.passage is best.passage and t.para == best.para  # rows and notes have none
-
-        have = {id(s) for s in chosen}
-        room = max(0, PARAGRAPH_SENTENCES - sum(1 for s in chosen if in_paragraph(s)))
-        # sentences, not the headings and labels set in the same block ("Appendix B.", "CSF Tiers")
-        rest = [t for t in sents if in_paragraph(t) and id(t) not in have and not t.injected
-                and len(t.text.split()) > 5 and _is_prose(t.text)]
-        added = sorted(rest, key=lambda t: (abs(t.index - best.index), t.index))[:room]
+        added = _near_in_paragraph(best, sents, chosen)
         for t in added:
             t.context = True
         return chosen + added

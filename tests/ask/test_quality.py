@@ -1356,6 +1356,41 @@ def test_a_pointer_in_the_sentence_the_premise_reports_is_vouched_for_as_if_name
     assert not _described(primary.lines[2].text, parse_question(f"Our team is small. {asks}").model_copy(update={"weights": weights}))
 
 
+def test_a_premise_that_reports_a_paragraph_vouches_for_the_pointer_that_ends_it():
+    """SP 800-61 p36 -> p38: "the table of precursor and indicator sources says we should require
+    a baseline level of logging and refers to a later section for the value of centralized
+    logging" reports a paragraph, whose last sentence holds the pointer ("Section 3.2.4
+    discusses the value of centralized logging."). That sentence alone holds too little of the
+    report; with its paragraph it is what the premise describes, and the section, answering in
+    its own words, is a complete answer. A paragraph set apart is not read with it."""
+    weights = {"sp": 1.7, "800": 1.5, "61": 2.7, "table": 1.0, "precursor": 0.8, "indicator": 0.6, "sources": 0.7,
+               "require": 0.5, "baseline": 1.3, "level": 0.8, "logging": 0.6, "refers": 0.9, "later": 1.4,
+               "section": 0.5, "value": 0.5, "centralized": 1.2, "analysing": 1.5, "incidents": 0.1, "worth": 2.0,
+               "keeping": 1.0, "old": 1.0, "log": 1.0, "data": 0.8}
+    q = ("SP 800-61's table of precursor and indicator sources says we should require a baseline level of logging and "
+         "refers to a later section for the value of centralized logging. For analysing incidents, why is it worth "
+         "keeping old log data?")
+    texts = ["Logs from operating systems, services, and applications (particularly audit-related data) are",
+             "frequently of great value when an incident occurs. Organizations should require a baseline level of",
+             "logging on all systems and a higher baseline level on critical systems. Logs can be used for",
+             "analysis by correlating event information. Section 3.2.4 discusses the value of centralized logging."]
+    lines = [PassageLine(line_num=i + 1, text=t, y0=12.0 * i, y1=12.0 * i + 10) for i, t in enumerate(texts)]
+    primary = _passage(texts, page=36, page_label="27").model_copy(update={"lines": lines})
+    target = _followed(["Create a Log Retention Policy. Creating and implementing a log retention policy that specifies how",
+                        "long log data should be maintained may be extremely helpful in analysis because older log entries",
+                        "may show reconnaissance activity or previous instances of similar attacks."],
+                       38, "29", "Section 3.2.4", Origin(page=36, line=4)).model_copy(update={"linked": True})
+    gen = ExtractiveGenerator(find_pointers=lambda text: [m.ref for m in find_mentions(text)])
+    parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)]).model_copy(update={"weights": weights})
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary, target]))
+    assert "older log entries may show reconnaissance activity" in out.answer
+    assert out.answer_completeness == Completeness.complete
+    # the same lines, each a paragraph of its own: the pointer's sentence is read alone
+    apart = [ln.model_copy(update={"y0": 30.0 * i, "y1": 30.0 * i + 10}) for i, ln in enumerate(lines)]
+    out = gen.generate(GenerationRequest(question=q, parsed=parsed, passages=[primary.model_copy(update={"lines": apart}), target]))
+    assert out.answer_completeness == Completeness.partial
+
+
 def test_an_item_of_what_a_thing_includes_is_quoted_with_its_list():
     """SP 800-63B p63 -> Section 5.1.1 (p24): "what kinds of values are we supposed to check it
     against and turn down?" is answered by a list whose words the question does not use; the

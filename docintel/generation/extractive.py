@@ -132,10 +132,20 @@ _KIND_WORDS = {kind: frozenset(_stem(w) for w in words.split()) for kind, words 
 sentence stating such a value holds them, whatever words it states it in."""
 
 
+_DECIDES_HOW = re.compile(
+    r"\b(?:decides?|determines?|governs?|dictates?|affects?|influences?|depends?\s+on|factors?\s+(?:in|into))"
+    r"\s+how\s+(?:long|often|frequently|many|much)\b"
+)
+"""A value asked about, not for: "what decides how long we keep it?" is answered by what decides
+("The length of time to maintain log data is dependent on several factors, including the
+organization's data retention policies and the volume of data."), which states no duration."""
+
+
 @lru_cache(maxsize=64)
 def _kinds_asked(asked: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     """(what evidence must hold, the kind's name) of each kind of value ``asked`` (lower case)
     asks for: read once per ask, not once per sentence scored."""
+    asked = _DECIDES_HOW.sub(" ", asked)
     return tuple((want, what) for rx, want, what in _ASKED_KIND if rx.search(asked))
 
 

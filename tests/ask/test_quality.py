@@ -842,6 +842,21 @@ def test_how_much_effort_asks_a_degree_not_a_number():
     assert "states no number" in out.answer and out.answer_completeness == Completeness.partial
 
 
+def test_what_decides_how_long_asks_what_decides_not_a_duration():
+    """SP 800-61 p38: "what decides how long we keep it?" is answered by "The length of time to
+    maintain log data is dependent on several factors ...", which states no duration and needs
+    none. "How long do we keep it?" still asks for one."""
+    p = _passage(["Creating and implementing a log retention policy that specifies how long log data should be",
+                  "maintained may be extremely helpful in analysis. The length of time to maintain log data is",
+                  "dependent on several factors, including the organization's data retention policies and the volume of data."])
+    w = {"decides": 1.0, "long": 0.5, "keep": 1.0, "log": 1.0, "data": 0.5}
+    for q in ("What decides how long we keep log data?", "What factors determine how long log data is kept?"):
+        out = _generate(q, [p], w | {"factors": 1.0, "determine": 1.0, "kept": 1.0})
+        assert "states no length or duration" not in out.answer, q
+    out = _generate("How long do we keep log data?", [p], w)
+    assert "states no length or duration" in out.answer and out.answer_completeness == Completeness.partial
+
+
 @pytest.mark.parametrize("q", ["What is the weekly withholding allowance amount for 2011?",
                                "What's the total of the allowances for 2011?"])
 def test_what_is_the_amount_needs_a_number(q):

@@ -245,6 +245,7 @@ _AUX = frozenset(
 )
 _AUX_V = _AUX - {"to", "is", "are", "was", "were", "be", "been"}
 _PRONOUNS = frozenset("it they he she we you i one".split())
+_OBJECT_PRONOUNS = frozenset("them us him me".split())
 _HOW_MEASURE = frozenset("long often much many far soon".split())
 _DETERMINERS = frozenset("the a an its their this that these those his her our your".split())
 
@@ -281,7 +282,8 @@ def _verb_like(question: str) -> set[str]:
     """Words of ``question`` that read as verbs or adverbs by position and form: the last word
     of a "how/when/where/why + auxiliary" question or of a "what/which ... + auxiliary + subject"
     clause, -ed/-ing forms,
-    -ly/-wards adverbs, a word right after "to" or a pronoun, and the word two after an
+    -ly/-wards adverbs, a word right after "to" or a pronoun (an object pronoun's next word
+    says what it is made: "to make analyzing them manageable"), and the word two after an
     auxiliary ("does SCAP play", "does a party need")."""
     toks = tokens_of(question)
     out = set()
@@ -299,6 +301,8 @@ def _verb_like(question: str) -> set[str]:
         if t.endswith(("ed", "ing", "ly", "wards")) and len(t) > 4:
             out.add(t)
         elif i >= 1 and (toks[i - 1] in _PRONOUNS or toks[i - 1] == "to"):
+            out.add(t)
+        elif i >= 1 and toks[i - 1] in _OBJECT_PRONOUNS:  # "to make analyzing them manageable": what it is made
             out.add(t)
         elif i + 1 < len(toks) and toks[i + 1] in _DETERMINERS and i >= 1 and toks[i - 1] not in _DETERMINERS | _AUX:
             out.add(t)  # "the team compares the ...": a noun is seldom followed by "the"

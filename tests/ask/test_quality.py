@@ -119,6 +119,21 @@ def test_the_verb_ending_a_what_clause_is_not_a_topic_word():
     assert "does not mention 'delivery'" in out.answer
 
 
+def test_what_an_object_is_made_is_not_a_topic_word():
+    """SP 800-61 p37: "What can incident handlers do to make analyzing them manageable?" is
+    answered by its "recommendations for making incident analysis easier and more effective";
+    the answer need not say "manageable" (it was partial, "does not mention 'manageable'").
+    "... to make analyzing alerts manageable?" still needs it: the word after a noun may be the
+    topic."""
+    p = _passage(["Incident handlers analyzing alerts can follow these recommendations for making incident analysis",
+                  "easier and more effective: Profile Networks and Systems. Perform Event Correlation. Filter the Data."])
+    w = {"incident": 0.3, "handlers": 0.5, "analyzing": 1.0, "manageable": 3.0, "alerts": 1.0, "thousands": 1.0, "day": 0.5}
+    out = _generate("We get thousands of alerts a day. What can incident handlers do to make analyzing them manageable?", [p], w)
+    assert "does not mention 'manageable'" not in out.answer and out.answer_completeness == Completeness.complete
+    out = _generate("We get thousands of alerts a day. What can incident handlers do to make analyzing alerts manageable?", [p], w)
+    assert "does not mention 'manageable'" in out.answer and out.answer_completeness == Completeness.partial
+
+
 @pytest.mark.parametrize("q, lines, weights", [
     # FIPS 199 p. ii: NIST is spelled out, never abbreviated
     ("Who at NIST should comments be addressed to?",

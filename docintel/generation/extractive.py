@@ -703,6 +703,11 @@ def _bare_pointer(text: str) -> bool:
 
 _FOR_EXAMPLE = re.compile(r"(?i)^(?:for\s+(?:example|instance)|e\.g\.)\b")
 
+_LABEL = re.compile(r"^\s*[A-Z][\w\-]*(?:\s+[\w\-]+){0,2}:\s*$")
+"""A list's lead-in that only names what its items are about ("Cookies:", "Session secrets:"),
+no sentence: its items say what that thing must be ("1. SHALL be tagged to be accessible only
+on secure (HTTPS) sessions."), none of them whole without the others."""
+
 
 def _after(s: _Sentence, sents: list[_Sentence]) -> list[_Sentence]:
     """The body sentences that follow ``s`` in its text (across a page break it runs on over)."""
@@ -1762,6 +1767,9 @@ class ExtractiveGenerator:
                     s.score = max(s.score, holds(s, items))
                     included.update({id(t): (s, items) for i in items for t in i})
                 continue
+            if _LABEL.match(s.text) and not _FOR_EXAMPLE.match(s.text):  # "Cookies:" over what they SHALL be
+                listed = self._list_items(s, sents) or []
+                included.update({id(t): (s, listed) for i in listed for t in i})
             items = self._list_items(s, sents, titles=True) or []
             if sum(1 for i in items if BULLET.match(i[0].text)) >= MIN_SERIES:
                 series.append((holds(s, items), s, items))
@@ -1793,8 +1801,9 @@ class ExtractiveGenerator:
                 top += [intro, *(t for i in items for t in (i[:1] if _run_in(i) else i) if all(t is not u for u in top))]
         top += self._by_meaning(usable, top, request) if top and top[0].score > 0 else []
         # one item of what a thing includes, quoted for its meaning ("Passwords obtained from
-        # previous breach corpuses."), comes with the sentence saying what the items are and the
-        # other items, as context like it: a list no longer than a section's quotes
+        # previous breach corpuses."), or of a list under a bare label ("Cookies:"), comes with
+        # the sentence saying what the items are and the other items, as context like it: a
+        # list no longer than a section's quotes
         for t in [t for t in top if id(t) in included and len(included[id(t)][1]) <= SECTION_SENTENCES]:
             intro, items = included[id(t)]
             # "For example, the list MAY include ...:" means the list the sentence before it names

@@ -155,6 +155,16 @@ def test_a_section_that_starts_on_the_next_page_is_read_on_to_not_entered_by(sp8
     assert got and got[1][0].raw_text == "Section 3" and got[1][0].origin.page == 10
 
 
+def test_for_example_is_no_label_its_list_is_weighed_as_a_whole(sp80040_store):
+    """SP 800-40 p13 -> Section 3.2: "For example:" opens the list of ways a host can be patched
+    ("A piece of software may be able to automatically update itself." ...). It names nothing:
+    its list is still weighed as a whole, not taken for a label over its items (which left the
+    list out of the answer)."""
+    out = ask(sp80040_store, "Our users manage their own laptops. Why is patching harder to control on hosts that "
+                             "are not centrally managed?")
+    assert "automatically update itself" in out["answer"] and "manually install a patch" in out["answer"]
+
+
 def test_a_page_far_down_the_ranking_is_a_way_in_only_by_a_pointer_about_the_question(sp80040_store):
     """SP 800-40 page 9 lists what each section covers. Ranked fifth, it is the way in to the
     best page only by a sentence about what is asked: "Section 5 briefly discusses possible
@@ -305,6 +315,19 @@ def test_a_followed_premise_pointer_stands_when_the_matching_pages_answer_no_bet
     assert rs and {r["reference_text"] for r in rs} == {"Section 3.2.4"} and {r["referenced_from"]["page"] for r in rs} == {36}
     assert "Network Time Protocol" in out["answer"] and not out["answer"].startswith("Not found")
     assert out["answer_completeness"] == "partial"
+
+
+def test_an_item_under_a_bare_label_is_quoted_with_the_rest_of_its_list(nist_store):
+    """SP 800-63B p57 -> Section 7: the cookie rules (p48) are a list under the bare label
+    "Cookies:"; only its fourth item says "cookies" ("This requirement is intended to limit the
+    accumulation of cookies ..."), and the answer quoted that item alone, without "HttpOnly" or
+    "only on secure (HTTPS) sessions". An item under such a label comes with the others."""
+    out = ask(nist_store, "SP 800-63B's section on session attacks says its session management guidelines are "
+                          "essential to keep session integrity against XSS. We hold the session secret in the user's "
+                          "browser. Where must we not store it, and how should the session cookies be flagged?")
+    assert "HTML5 Local Storage" in out["answer"]
+    assert "HttpOnly" in out["answer"] and "only on secure (HTTPS) sessions" in out["answer"]
+    assert "minimum practical set of hostnames and paths" in out["answer"]
 
 
 @pytest.fixture(scope="module")

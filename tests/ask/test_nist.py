@@ -304,17 +304,26 @@ def test_every_part_a_followed_list_names_is_followed(nist_store):
 def test_a_followed_premise_pointer_stands_when_the_matching_pages_answer_no_better(nist_store):
     """SP 800-61's table of sources (page 36) "refers to a later section for the value of
     centralized logging": the premise's page and its "Section 3.2.4" (pages 37-39) are read
-    first. That answer is partial (the asked words are paraphrased), and so is the one from the
-    pages the question matches; the first, which quotes the clock advice of 3.2.4, stands rather
-    than a "Not found"."""
-    out = ask(nist_store, "SP 800-61's table of precursor and indicator sources says we should require a baseline level "
-                          "of logging and refers to a later section for the value of centralized logging. For analysing "
-                          "incidents, why is it worth keeping old log data, what decides how long we keep it, and why "
-                          "should all our hosts' clocks agree?", **{"ask__docs": ["SP800-61rev2.pdf"]})
+    first. Asked also how many gigabytes of logs to budget for, which 3.2.4 does not say, that
+    answer is partial, and so is the one from the pages the question matches; the first, which
+    quotes the clock advice of 3.2.4, stands rather than a "Not found". Asked only what 3.2.4
+    answers in its own words, the first answer is complete: the premise reports the paragraph
+    the pointer closes, which vouches for it (``_described``), and "what decides how long" asks
+    for no duration."""
+    premise = ("SP 800-61's table of precursor and indicator sources says we should require a baseline level of "
+               "logging and refers to a later section for the value of centralized logging. ")
+    out = ask(nist_store, premise + "Why should all our hosts' clocks agree, and how many gigabytes of logs should we "
+                                    "budget for?", **{"ask__docs": ["SP800-61rev2.pdf"]})
     rs = refs(out)
     assert rs and {r["reference_text"] for r in rs} == {"Section 3.2.4"} and {r["referenced_from"]["page"] for r in rs} == {36}
     assert "Network Time Protocol" in out["answer"] and not out["answer"].startswith("Not found")
     assert out["answer_completeness"] == "partial"
+    out = ask(nist_store, premise + "For analysing incidents, why is it worth keeping old log data, what decides how long "
+                                    "we keep it, and why should all our hosts' clocks agree?", **{"ask__docs": ["SP800-61rev2.pdf"]})
+    rs = refs(out)
+    assert rs and {r["reference_text"] for r in rs} == {"Section 3.2.4"} and {r["referenced_from"]["page"] for r in rs} == {36}
+    assert "Network Time Protocol" in out["answer"] and "data retention policies and the volume of data" in out["answer"]
+    assert out["answer_completeness"] == "complete"
 
 
 def test_an_item_under_a_bare_label_is_quoted_with_the_rest_of_its_list(nist_store):

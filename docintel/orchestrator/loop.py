@@ -633,7 +633,6 @@ def _entry_pointer(candidates: list[Any], resolver: Any, attempted: set[tuple], 
     return None
 
 
-
 def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]) -> list[PendingReference]:
     """The first mention in the passage the answer names as closest ("Not found ... Closest
     passage: 'Periodic reauthentication SHALL be performed as described in Section 7.2.'"):

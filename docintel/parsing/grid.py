@@ -385,6 +385,66 @@ def label_blocks(lines: Sequence[dict[str, Any]], captions: Sequence[int] = (), 
     return [b for b in blocks if b["rows"] >= min_rows]
 
 
+def headed_label_blocks(lines: Sequence[dict[str, Any]], captions: Sequence[int]) -> list[dict[str, Any]]:
+    """Two-column tables whose row labels are plain text, neither bold nor ending in a colon
+    (SP 800-61's "Table 3-4. Recoverability Effort Categories": "Category | Definition" over
+    "Extended | Time to recovery is unpredictable; ..."): under a caption (index in
+    ``captions``), a header band of two or more short cells side by side, then rows whose short
+    label starts at the header's left edge and whose paragraph cell starts at one edge right of
+    the labels. A band of the label column alone is a wrapped label ("Privacy" / "Breach"), a
+    band of the paragraph column alone a wrapped cell; anything else ends the table.
+
+    Blocks have the :func:`label_blocks` keys, so :func:`table_regions` takes them as label
+    tables."""
+    left, right = text_extent(lines)
+    width = right - left
+    if width <= 0:
+        return []
+    bands = [sorted(b, key=lambda k: lines[k]["x0"]) for b in row_bands(lines)]
+    out: list[dict[str, Any]] = []
+    for cap in captions:
+        below = [b for b in bands if min(lines[k]["y0"] for k in b) >= lines[cap]["y1"] - 1]
+        if not below or min(lines[k]["y0"] for k in below[0]) - lines[cap]["y1"] > CAPTION_GAP:
+            continue
+        header = below[0]
+        if _disjoint(lines, header) < 2 or any(lines[k]["x1"] - lines[k]["x0"] >= CELL_WIDTH * width for k in header):
+            continue
+        label_x = lines[header[0]]["x0"]
+        block = {"cells": 0, "rows": 0, "y0": min(lines[k]["y0"] for k in header), "y1": 0.0,
+                 "x0": label_x, "x1": max(lines[k]["x1"] for k in header), "lines": [], "lefts": set(),
+                 "label_x": label_x}
+        value_x: float | None = None
+        for band in below[1:]:
+            first = lines[band[0]]
+            at_label = abs(first["x0"] - label_x) <= 3
+            if band[0] in captions:
+                break
+            if at_label and first["x1"] - first["x0"] < CELL_WIDTH * width and first["text"][:1].isalnum():
+                values = [k for k in band[1:] if lines[k]["x0"] >= first["x1"] - 1]
+                if len(values) != len(band) - 1:
+                    break
+                if values:
+                    vx = lines[values[0]]["x0"]
+                    if value_x is None:
+                        value_x = vx
+                    elif abs(vx - value_x) > 3:
+                        break
+                    cells = [band[0], values[0]]
+                    block["rows"] += 1
+                    block["cells"] += len(cells)
+                    block["lines"].extend(cells)
+                    block["lefts"] |= {round(lines[k]["x0"], 1) for k in cells}
+            elif value_x is not None and all(abs(lines[k]["x0"] - value_x) <= 3 for k in band):
+                pass  # the paragraph cell wraps
+            else:
+                break
+            block["y1"] = max(lines[k]["y1"] for k in band)
+            block["x1"] = max(block["x1"], max(lines[k]["x1"] for k in band))
+        if block["rows"] >= MIN_LABEL_ROWS:
+            out.append(block)
+    return out
+
+
 def table_regions(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Grid blocks big enough for a table with a "Table N" caption within CAPTION_GAP points.
 
@@ -395,7 +455,8 @@ def table_regions(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         return []
     out = []
     cap_idx = [k for k, _ in captions]
-    blocks = _merge_aligned(grid_blocks(lines, cap_idx), [lines[k] for k in cap_idx]) + label_blocks(lines, cap_idx)
+    blocks = (_merge_aligned(grid_blocks(lines, cap_idx), [lines[k] for k in cap_idx]) + label_blocks(lines, cap_idx)
+              + headed_label_blocks(lines, cap_idx))
     for block in blocks:
         if "label_x" not in block and (block["cells"] < MIN_CELLS or block["rows"] < MIN_ROWS):
             continue

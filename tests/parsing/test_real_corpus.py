@@ -164,3 +164,20 @@ def test_columns_read_across_the_page_are_a_reading_order_risk(shared_corpora):
     # p46's worksheet: a few rows of amounts side by side, too few lines in "columns" to judge
     lines, n = extract_page(nr[45], "d", 46)
     assert n == 2 and signals.interleaved(lines) == 0.0
+
+
+def test_sp80061_tables_of_plain_row_labels_are_flagged_and_read_row_by_row(shared_corpora):
+    """SP 800-61 p33 holds Tables 3-2 to 3-4, "Category | Definition" over plain row labels
+    ("Extended" | "Time to recovery is unpredictable; ..."): no short-cell grid, no bold labels.
+    Unflagged, the recoverability categories were one run-on sentence of flattened cells."""
+    from docintel.parsing import methods
+    from docintel.parsing.fitz import pymupdf
+    from docintel.parsing.methods.base import PageInput
+
+    path = shared_corpora / "crossref" / "SP800-61rev2.pdf"
+    pages, _ = pages_of(path)
+    assert pages[42]["reasons"] == ["flat_table: 'Table 3-2' caption + 8 short cells in 4 rows"]
+    assert not pages[43]["escalate"]  # the escalation procedure after the tables is prose
+    page = PageInput("sp80061", 42, pymupdf().open(path)[41], Settings())
+    rows = [r["text"] for r in methods.get("pymupdf_tables").run(page).lines if r["kind"] == "table_row"]
+    assert "Extended | Definition: Time to recovery is unpredictable; additional resources and outside help are needed" in rows

@@ -308,6 +308,36 @@ def test_label_table_with_a_caption_is_a_flat_table():
     assert header[0] == "A-8" and header[2] == 90
 
 
+def plain_label_table(y0=110, rows=("None", "Low", "Medium", "High"), value_x=(133, 133, 133, 133)):
+    """SP 800-61 Table 3-2: a header of two short cells ("Category" | "Definition"), then plain
+    row labels (neither bold nor ending in a colon) beside one-line definitions, one wrapping."""
+    out = [line("Category", 83, y0, 124), line("Definition", 310, y0, 354)]
+    y = y0 + 15
+    for label, x in zip(rows, value_x):
+        out.append(line(label, 83, y, 83 + 7 * len(label)))
+        out.append(line("Organization has lost the ability to provide a critical service", x, y, 481))
+        if label == rows[1]:
+            y += 10
+            out.append(line("efficiency", x, y, 175))
+        y += 15
+    return out
+
+
+def test_a_captioned_table_of_plain_labels_under_a_header_row_is_a_flat_table():
+    """SP 800-61 p33 (Tables 3-2 to 3-4) was not flagged, so the recoverability categories a
+    question followed Section 3.2.6 to read were one run-on sentence of flattened cells."""
+    caption = [line("Table 3-2. Functional Impact Categories", 221, 72, 394)]
+    assert signals.flat_table(caption + plain_label_table()) == "flat_table: 'Table 3-2' caption + 8 short cells in 4 rows"
+    assert signals.flat_table(plain_label_table()) is None  # no caption
+    assert signals.flat_table(caption + plain_label_table()[2:]) is None  # no header row: a list, not a table
+    # definitions that do not start at one edge are not a table's column
+    assert signals.flat_table(caption + plain_label_table(value_x=(133, 160, 133, 190))) is None
+    # prose at the margin ends the table: its two rows above are too few
+    rows = plain_label_table()
+    assert signals.flat_table(caption + rows[:6] + [line("Ordinary prose at the left margin " * 3, 72, 150, 520)]
+                              + [dict(r, y0=r["y0"] + 40, y1=r["y1"] + 40) for r in rows[6:]]) is None
+
+
 def test_label_table_continued_on_the_next_page_without_a_caption():
     previous = ("A-8", frozenset(), 90)
     top = [line("the previous row's paragraph cell goes on " * 2, 159, 60 + 11 * k, 520) for k in range(5)]

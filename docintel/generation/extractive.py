@@ -542,6 +542,15 @@ into and their paragraph. A section answers a question of several parts in sever
 read golden questions, 3 -> 5 gave answer checks 111 -> 116, complete-and-wrong 24 -> 21, none
 lost (with PARAGRAPH_SENTENCES 5 -> 6; 5 alone lost one paragraph's example)."""
 
+SUBSECTION_SENTENCES = 10
+"""Sentences a numbered subsection may hold to be quoted whole when it holds the best sentence
+of a followed target ("5.1.2.1 Look-Up Secret Authenticators": entropy, delivery and disposal in
+five sentences, three paragraphs). A pointer names a chapter ("Section 5") and the question asks
+about one part of it; that part answers together. Measured on the 180 read golden questions:
+pass +2 (SP 800-61's ad hoc sharing, SP 800-63B's look-up secret cards), answer checks +3,
+complete-and-wrong -2, none lost; quoting only the subsection of the best sentence, or those
+holding two of the best, passed one of the two."""
+
 ANSWER_SENTENCES = 5
 """Sentences of the primary passages quoted as answers (the best, and those nearly as good: 0.8
 of its score, holding what an answer must), before what they lead into and their paragraph. A
@@ -672,6 +681,34 @@ def _near_in_paragraph(best: _Sentence, sents: list[_Sentence], have: list[_Sent
     rest = [t for t in sents if in_paragraph(t) and id(t) not in ids and not t.injected
             and len(t.text.split()) > 5 and _is_prose(t.text)]
     return sorted(rest, key=lambda t: (abs(t.index - best.index), t.index))[:room]
+
+
+MAX_SUBSECTIONS = 2
+"""Short subsections quoted whole from one followed target (an authenticator's own section and
+its verifier's)."""
+
+
+def _subsections(best: list[_Sentence], sents: list[_Sentence]) -> list[_Sentence]:
+    """The sentences of the short numbered subsections (from a numbered heading to the next one,
+    at most SUBSECTION_SENTENCES) that the best sentences ``best`` stand in, by their sentences'
+    summed score: at most MAX_SUBSECTIONS of them."""
+    heads = [k for k, s in enumerate(sents) if NUMBERED_HEADING.match(s.text.strip())]
+    at = {id(s): k for k, s in enumerate(sents)}
+    held: dict[int, float] = {}
+    for s in best:
+        start = max((h for h in heads if h < at[id(s)]), default=None)
+        if start is not None and s.score > 0 and sents[start].stream == s.stream:  # not across a gap in the pages read
+            held[start] = held.get(start, 0.0) + s.score
+    out: list[_Sentence] = []
+    quoted = 0
+    for start in sorted(held, key=lambda h: (-held[h], h)):
+        end = min((h for h in heads if h > start), default=len(sents))
+        body = [s for s in sents[start + 1:end] if s.stream == sents[start].stream and not s.is_note and not s.is_row
+                and not s.injected and _is_prose(s.text)]
+        if len(body) <= SUBSECTION_SENTENCES and quoted < MAX_SUBSECTIONS:
+            out += body
+            quoted += 1
+    return out
 
 
 def _is_tabular(p: Passage) -> bool:
@@ -1787,7 +1824,13 @@ class ExtractiveGenerator:
             if title is not None and title not in top:
                 top = [title, *top]
         if top and title is None and top[0].score > 0:
+            best = top
             top = self._with_paragraphs(self._continuations(top, sents, weights, request.parsed.focus), sents, top[0])
+            # the rest of the short numbered subsection the best sentences stand in, as context
+            for t in _subsections(best, sents):
+                if all(t is not u for u in top):
+                    t.context = True
+                    top.append(t)
             # a list that holds more of the question than any one sentence does is quoted too,
             # by its items' titles ("The following are recommendations for making incident
             # analysis easier and more effective: Profile Networks and Systems. ... Filter the

@@ -339,6 +339,20 @@ def test_an_item_under_a_bare_label_is_quoted_with_the_rest_of_its_list(nist_sto
     assert "minimum practical set of hostnames and paths" in out["answer"]
 
 
+def test_the_short_subsections_a_followed_chapter_answers_in_are_quoted_whole(nist_store):
+    """SP 800-63B p15 -> Section 5 (the whole chapter): the best sentences stand in 5.1.2.1 and
+    5.1.2.2 (look-up secret authenticators and verifiers). How the cards reach subscribers ("in
+    person, by postal mail ...") shares no word with the question and was left out; a short
+    numbered subsection holding the best sentences is quoted whole, as context."""
+    out = ask(nist_store, "The AAL1 requirements of SP 800-63B say the permitted authenticator types are defined in "
+                          "Section 5. We will hand out look-up secret cards: what entropy do the secrets need, how can "
+                          "the cards reach our subscribers, and when may a used secret be thrown away?")
+    assert {c["page"] for c in out["citations"] if c["retrieved_via"] == "reference"} >= {26}
+    assert "at least 20 bits of entropy" in out["answer"]
+    assert "in person, by postal mail" in out["answer"]
+    assert "only after a successful authentication" in out["answer"]
+
+
 @pytest.fixture(scope="module")
 def sp80048_store(tmp_path_factory, shared_corpora):
     from docintel import api

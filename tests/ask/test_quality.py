@@ -2620,3 +2620,41 @@ def test_a_page_defining_the_term_is_a_candidate_once_however_many_copies(tmp_pa
     assert [c.page_num for c in cands if c.defines] == [2] and cands[0].page_num == 2
     _, cands, _, _ = retrieve(store, parse_question("How often is tape rotation discussed?"), docs)
     assert not any(c.defines for c in cands)  # no definition question, no definitions looked for
+
+
+DEPENDENCIES = [  # SP 800-61 p18 (Section 2.4.4's list, continued from p17), abridged
+    ["\uf03c Legal Department. Legal experts should review incident response plans, policies, and procedures to",
+     "ensure their compliance with law and Federal guidance, including the right to privacy."],
+    ["\uf03c Human Resources. If an employee is suspected of causing an incident, the human resources",
+     "department may be involved—for example, in assisting with disciplinary proceedings."],
+    ["\uf03c Business Continuity Planning. Organizations should ensure that incident response policies and",
+     "procedures and business continuity processes are in sync. Business continuity planning professionals",
+     "should be made aware of incidents and their impacts so they can fine-tune business impact assessments.",
+     "Further, because business continuity planners have extensive expertise in minimizing operational",
+     "disruption during severe circumstances, they may be valuable in planning responses to DoS conditions."],
+    ["\uf03c Physical Security and Facilities Management. Some computer security incidents occur through",
+     "breaches of physical security or involve coordinated logical and physical attacks. The incident",
+     "response team also may need access to facilities during incident handling—for example, to acquire a",
+     "compromised workstation from a locked office."],
+]
+
+
+def test_a_numbered_heading_pages_before_is_not_the_subsection_of_what_was_read_after_a_gap():
+    """A long section is read on the pages that match the question (SP 800-61 Section 2 on p14
+    and p18): "2.4.2 Team Model Selection" on p14 does not head the sentences of p18, so p14's
+    other team-model sentence is not quoted as part of their subsection."""
+    primary = _passage(["Section 2 highlights other groups within an organization that may participate in incident",
+                        "handling."], page=13, page_label="4")
+    origin = Origin(page=13, line=1)
+    models = _laid_out([["2.4.2 Team Model Selection"],
+                        ["When choosing a structure and a staffing model, organizations should weigh the cost",
+                         "of round-the-clock availability."],
+                        ["Full-time members are costly; others serve as a virtual crew."]],
+                       passage_id="R1", page=23, page_label="14", retrieved_via=RetrievedVia.reference,
+                       referenced_from=origin, reference_text="Section 2")
+    groups = _laid_out(DEPENDENCIES[2:3], passage_id="R2", page=27, page_label="18", retrieved_via=RetrievedVia.reference,
+                       referenced_from=origin, reference_text="Section 2")
+    out = _generate("The overview says Section 2 highlights other groups that may take part in incident handling. "
+                    "What would we need from business continuity planners?", [primary, models, groups])
+    assert "fine-tune business impact assessments" in out.answer
+    assert "virtual crew" not in out.answer

@@ -2639,6 +2639,24 @@ DEPENDENCIES = [  # SP 800-61 p18 (Section 2.4.4's list, continued from p17), ab
 ]
 
 
+def test_each_aspect_asked_side_by_side_is_quoted_from_a_followed_section():
+    """SP 800-61 p4 -> Section 2 (read on p18): "What would we need from human resources, from our
+    business continuity planners, and from physical security and facilities?" The five best
+    sentences were all business continuity ones and the physical security item's title alone;
+    human resources' sentence was left out. Each aspect now gets its best sentence, and an item's
+    title brings the item's body."""
+    primary = _passage(["Section 2 highlights other groups within an organization that may participate in incident",
+                        "handling."], page=13, page_label="4")
+    section = _laid_out(DEPENDENCIES, passage_id="R1", page=27, page_label="18", retrieved_via=RetrievedVia.reference,
+                        referenced_from=Origin(page=13, line=1), reference_text="Section 2")
+    out = _generate("The overview says Section 2 highlights other groups that may take part in incident handling. "
+                    "What would we need from human resources, from our business continuity planners, and from "
+                    "physical security and facilities?", [primary, section])
+    assert "assisting with disciplinary proceedings" in out.answer
+    assert "fine-tune business impact assessments" in out.answer
+    assert "acquire a compromised workstation from a locked office" in out.answer
+
+
 def test_a_numbered_heading_pages_before_is_not_the_subsection_of_what_was_read_after_a_gap():
     """A long section is read on the pages that match the question (SP 800-61 Section 2 on p14
     and p18): "2.4.2 Team Model Selection" on p14 does not head the sentences of p18, so p14's

@@ -353,6 +353,22 @@ def test_the_short_subsections_a_followed_chapter_answers_in_are_quoted_whole(ni
     assert "only after a successful authentication" in out["answer"]
 
 
+def test_a_part_below_the_lines_a_cut_sentence_runs_on_to_is_not_read(nist_store):
+    """SP 800-63B p32 says a single-factor cryptographic software verifier's requirements are
+    those of Section 5.1.7.2, which starts on p33. The premise's page was read with p33's first
+    two lines (the end of a cut sentence), and p33 counted as read whole, so the loop followed
+    p32's other pointer (Section 5.2.2, rate limiting) and gave up. p33 is now read only down to
+    those lines."""
+    out = ask(nist_store, "Our app keeps a single-factor cryptographic software authenticator's key in the keychain. "
+                          "SP 800-63B says the requirements for its verifier are identical to those for another verifier "
+                          "type described in another section. How long must the challenge nonce be, and must symmetric "
+                          "keys be protected against disclosure?")
+    assert 32 in {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"}
+    assert 33 in {c["page"] for c in refs(out)}
+    assert "at least 64 bits" in out["answer"]
+    assert "additionally be protected against unauthorized disclosure" in out["answer"]
+
+
 @pytest.fixture(scope="module")
 def sp80048_store(tmp_path_factory, shared_corpora):
     from docintel import api

@@ -1021,6 +1021,9 @@ _TARGET_HEAD = re.compile(r'^([A-Z][^"\n:]{0,80} \(page [^)"]+\)): "')
 """The head of a followed target's quote ("Section 4.2.5 (page 8): ...")."""
 
 
+_POINTS_ON = "the closest passage points on:"
+
+
 def _quoted_once(answer: str) -> str:
     """``answer`` with each quoted sentence kept where it is first quoted: two asks answered
     from one page, or one target reached from two mentions, do not repeat it. A line left
@@ -1046,6 +1049,11 @@ def _quoted_once(answer: str) -> str:
                 at = m.end()
             seen.add(m.group(1))
         out.append("".join(kept) + line[at:])
+    # a line that says the closest passage points on, its quote already given above (by the
+    # ask before it, or left out of the merge as a repeated line), says so
+    for k, line in enumerate(out):
+        if line.endswith(_POINTS_ON) and (k + 1 == len(out) or not out[k + 1].startswith('"')):
+            out[k] = line[:-1] + ", as quoted above."
     return "\n".join(out)
 
 
@@ -1275,8 +1283,7 @@ class ExtractiveGenerator:
             if leads and named_here:  # the page the premise describes, where the pointer it names is written
                 text = f"Followed {' and '.join(repr(n) for n in named_here)} from the page the question describes:"
             elif leads:
-                text = (f"The retrieved pages do not answer this directly (looked for: {missing}); "
-                        "the closest passage points on:")
+                text = f"The retrieved pages do not answer this directly (looked for: {missing}); {_POINTS_ON}"
             elif best is not None and best.coverage > 0:
                 text += f' Closest passage (page {best.passage.page_label}): "{best.text}"'
                 citations.append(best.passage.citation(best.line_nums[0], best.line_nums[-1]))

@@ -1543,6 +1543,24 @@ def test_a_sentence_is_quoted_once():
     assert _quoted_once(said + "\n" + said + "\nok") == said + "\nok"
 
 
+def test_a_closest_passage_already_quoted_above_is_said_to_be_so():
+    """SP 800-63B (a question of two asks): the second ask's closest passage was the pointer the
+    first ask had already quoted and followed; its quote went as a repeat, leaving "... the closest
+    passage points on:" ending the answer with nothing after it."""
+    from docintel.generation.extractive import _quoted_once
+
+    pointer = '"The requirements ... are identical to those ... described in Section 5.1.7.2." (page 22, lines 34-35)'
+    answer = "\n".join([pointer, 'Section 5.1.7.2 (page 23): "The challenge nonce SHALL be at least 64 bits in length."',
+                         "The retrieved pages do not answer this directly (looked for: nonce); the closest passage points on:",
+                         pointer])
+    assert _quoted_once(answer).split("\n")[-1] == ("The retrieved pages do not answer this directly (looked for: nonce); "
+                                                    "the closest passage points on, as quoted above.")
+    # followed by its quote, it stands
+    fresh = "\n".join(["The retrieved pages do not answer this directly (looked for: nonce); the closest passage points on:",
+                        pointer])
+    assert _quoted_once(fresh) == fresh
+
+
 def test_a_keyword_split_out_of_a_compound_weighs_as_much_as_the_compound(tmp_path, shared_corpora):
     """"nr" of "Form 1040NR": the index holds "1040nr" as one token, the sentences an answer is
     chosen from split it. On pages that all say "Form 1040NR", "nr" says as little as "form".

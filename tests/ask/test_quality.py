@@ -2694,3 +2694,41 @@ def test_a_numbered_heading_pages_before_is_not_the_subsection_of_what_was_read_
                     "What would we need from business continuity planners?", [primary, models, groups])
     assert "fine-tune business impact assessments" in out.answer
     assert "virtual crew" not in out.answer
+
+
+LAW_ENFORCEMENT = [  # SP 800-61 p20 (Section 2.3.4.2), as read: "the U.S." ends a sentence, so 11 of them
+    ["2.3.4.2 Law Enforcement"],
+    ["One reason that many security-related incidents do not result in convictions is that some organizations do",
+     "not properly contact law enforcement. Several levels of law enforcement are available to investigate",
+     "incidents: for example, within the United States, Federal investigatory agencies (e.g., the Federal Bureau",
+     "of Investigation [FBI] and the U.S. Secret Service), district attorney offices, state law enforcement, and",
+     "local (e.g., county) law enforcement. Law enforcement agencies in other countries may also be involved,",
+     "such as for attacks launched from or directed at locations outside the US. In addition, agencies have an",
+     "Office of Inspector General (OIG) for investigation of violation of the law within each agency. The",
+     "incident response team should become acquainted with its various law enforcement representatives before",
+     "an incident occurs to discuss conditions under which incidents should be reported to them."],
+    ["Law enforcement should be contacted through designated individuals in a manner consistent with the",
+     "requirements of the law and the organization's procedures. Many organizations prefer to appoint one",
+     "incident response team member as the primary POC with law enforcement. This person should be familiar",
+     "with the reporting procedures for all relevant law enforcement agencies. Note that the organization",
+     "typically should not contact multiple agencies because doing so might result in jurisdictional conflicts.",
+     "The incident response team should understand what the potential jurisdictional issues are."],
+    ["2.3.4.3 Incident Reporting Organizations"],
+    ["FISMA requires Federal agencies to report incidents to the United States Computer Emergency Readiness Team."],
+]
+
+
+def test_a_subsection_of_eleven_sentences_is_short_enough_to_quote_whole():
+    """SP 800-61 p54 -> Section 2.3.4: "should we report it to the FBI and to the state and local
+    police all at once?" The answer is the subsection's tenth sentence ("should not contact
+    multiple agencies ... jurisdictional conflicts"), which shares no word with the question; the
+    subsection reads as 11 sentences, one more than the former limit of 10."""
+    primary = _passage(["As discussed in Section 2.3.4, an organization may need to interact with several types of",
+                        "external organizations in the course of conducting incident response activities."],
+                       page=54, page_label="45")
+    section = _laid_out(LAW_ENFORCEMENT, passage_id="R1", page=20, page_label="11", retrieved_via=RetrievedVia.reference,
+                        referenced_from=Origin(page=54, line=1), reference_text="Section 2.3.4")
+    out = _generate("SP 800-61 says an organization may need to interact with several types of external organizations. "
+                    "If an incident involves a crime, how should law enforcement be contacted?", [primary, section])
+    assert "primary POC with law enforcement" in out.answer
+    assert "jurisdictional conflicts" in out.answer

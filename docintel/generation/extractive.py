@@ -283,8 +283,9 @@ def _verb_like(question: str) -> set[str]:
     of a "how/when/where/why + auxiliary" question or of a "what/which ... + auxiliary + subject"
     clause, -ed/-ing forms,
     -ly/-wards adverbs, a word right after "to" or a pronoun (an object pronoun's next word
-    says what it is made: "to make analyzing them manageable"), and the word two after an
-    auxiliary ("does SCAP play", "does a party need")."""
+    says what it is made: "to make analyzing them manageable"), the word two after an
+    auxiliary ("does SCAP play", "does a party need"), and the noun of an adverbial set phrase
+    ("in practice", ``_ADVERBIAL``)."""
     toks = tokens_of(question)
     out = set()
     if len(toks) >= 4 and toks[0] in ("how", "when", "where", "why") and toks[1] in _AUX:
@@ -317,7 +318,13 @@ def _verb_like(question: str) -> set[str]:
             out.add(t)  # "Which Categories sit under ...", "what standards apply to ..."
         elif t in _SEMI_MODALS and i + 1 < len(toks) and toks[i + 1] == "to":
             out.add(t)  # "how often does each control need to be looked at?"
+    out |= {m.group(1).lower() for m in _ADVERBIAL.finditer(question)}  # "What can recovery involve in practice?"
     return out
+
+
+_ADVERBIAL = re.compile(r"(?i)\bin\s+(practice|general|particular|fact|reality|principle|theory)\b")
+"""Set phrases that say how, not what: "in practice" asks for what is done, and an answer that
+never says "practice" answers it."""
 
 
 _SEMI_MODALS = frozenset("need needs needed have has had ought want wants".split())

@@ -134,6 +134,19 @@ def test_what_an_object_is_made_is_not_a_topic_word():
     assert "does not mention 'manageable'" in out.answer and out.answer_completeness == Completeness.partial
 
 
+def test_in_practice_is_no_topic_word():
+    """SP 800-61 3.3.4: "What can recovery involve in practice?" is answered by "Recovery may
+    involve such actions as restoring systems from clean backups, ..."; it was partial, "does not
+    mention 'practice'". "What does recovery involve in our practice?" still needs the word."""
+    p = _passage(["Recovery may involve such actions as restoring systems from clean backups, rebuilding systems from",
+                  "scratch, replacing compromised files with clean versions, and installing patches."])
+    w = {"recovery": 1.0, "involve": 0.5, "practice": 1.2}
+    out = _generate("What can recovery involve in practice?", [p], w)
+    assert "does not mention 'practice'" not in out.answer and out.answer_completeness == Completeness.complete
+    out = _generate("What does recovery involve in our practice?", [p], w)
+    assert "does not mention 'practice'" in out.answer and out.answer_completeness == Completeness.partial
+
+
 @pytest.mark.parametrize("q, lines, weights", [
     # FIPS 199 p. ii: NIST is spelled out, never abbreviated
     ("Who at NIST should comments be addressed to?",

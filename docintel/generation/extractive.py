@@ -550,7 +550,7 @@ read golden questions, 3 -> 5 gave answer checks 111 -> 116, complete-and-wrong 
 lost (with PARAGRAPH_SENTENCES 5 -> 6; 5 alone lost one paragraph's example)."""
 
 SUBSECTION_SENTENCES = 12
-"""Sentences a numbered subsection may hold to be quoted whole when it holds the best sentence
+"""Sentences a numbered subsection may hold to be quoted whole when it holds best sentences
 of a followed target ("5.1.2.1 Look-Up Secret Authenticators": entropy, delivery and disposal in
 five sentences, three paragraphs). A pointer names a chapter ("Section 5") and the question asks
 about one part of it; that part answers together. Measured on the 180 read golden questions:

@@ -472,10 +472,10 @@ def tail_paragraph(page: pd.DataFrame) -> pd.DataFrame:
 def head_sentence(page: pd.DataFrame) -> pd.DataFrame:
     """The opening lines of a page that finish a sentence begun on the page before: up to the
     first line that ends closed (:func:`_whole_sentences`); or, when the page opens with list
-    items, those items (:func:`_head_items`: the list the page before ended in runs on). A sentence that starts
-    after the cut one's close on the same line is read whole too, short lines and all ("this AD.
-    Information may be emailed to: 9-" | "ANM-Seattle-ACO-AMOC-Requests@faa.gov."): cut there,
-    it would be quoted cut."""
+    items, those items (:func:`_head_items`: the list the page before ended in runs on). A
+    sentence that starts after the cut one's close on the same line is read whole too, short
+    lines and all ("this AD. Information may be emailed to: 9-" |
+    "ANM-Seattle-ACO-AMOC-Requests@faa.gov."): cut there, it would be quoted cut."""
     first = opens_mid_sentence(page)
     if first is None:
         return _head_items(page)
@@ -498,8 +498,8 @@ def _head_items(page: pd.DataFrame) -> pd.DataFrame:
     take = 0
     for text in lines["text"].astype(str).head(_PARAGRAPH_LINES):
         t = text.lstrip()
-        if take and BULLET.match(t) is None and not runs_on(t) and not t[:1].islower():
-            break
+        if take and BULLET.match(t) is None and not t[:1].islower():
+            break  # neither an item nor an item's wrapped line
         take += 1
     return lines.iloc[:take]
 

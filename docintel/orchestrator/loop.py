@@ -536,9 +536,8 @@ def _unread(passages: list[Any]) -> Any:
     """``counts`` for :func:`_best_mention`: whether a target's page was not read in ``passages``.
     The first passage's page was read whole; a page read only for the lines a cut sentence runs
     on to (the next page) or from (the page before) was read down to those lines, so a part that
-    starts below them was not (SP
-    800-63B p32 runs on to p33's first two lines, and p33's "5.1.7.2 Single-Factor Cryptographic
-    Device Verifiers" is what p32 points at). Measured on the 180 read golden questions: pass +1,
+    starts below them was not (SP 800-63B p32 runs on to p33's first two lines, and p33's "5.1.7.2
+    Single-Factor Cryptographic Device Verifiers" is what p32 points at). Measured on the 180 read golden questions: pass +1,
     answer checks +3, none lost."""
     bottom: dict[tuple, float | None] = {}
     for k, p in enumerate(passages):

@@ -416,10 +416,9 @@ def headed_label_blocks(lines: Sequence[dict[str, Any]], captions: Sequence[int]
         value_x: float | None = None
         for band in below[1:]:
             first = lines[band[0]]
-            at_label = abs(first["x0"] - label_x) <= 3
             if band[0] in captions:
                 break
-            if at_label and first["x1"] - first["x0"] < CELL_WIDTH * width and first["text"][:1].isalnum():
+            if abs(first["x0"] - label_x) <= 3 and first["x1"] - first["x0"] < CELL_WIDTH * width and first["text"][:1].isalnum():
                 values = [k for k in band[1:] if lines[k]["x0"] >= first["x1"] - 1]
                 if len(values) != len(band) - 1:
                     break

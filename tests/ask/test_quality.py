@@ -147,6 +147,21 @@ def test_in_practice_is_no_topic_word():
     assert "does not mention 'practice'" in out.answer and out.answer_completeness == Completeness.partial
 
 
+def test_yet_says_when_not_what():
+    """SP 800-40r3 3.4.4: "Why might an installed patch not be in effect yet?" is answered by
+    "an installed patch might not take effect until the affected software is restarted"; the
+    rare word "yet" held most of the question's weight, so the sentence fell short and the
+    answer was partial (its pointer to Section 3.1 was never followed). A word the question does
+    not ask about in time ("stale") still counts."""
+    p = _passage(["As discussed in Section 3.1, an installed patch might not take effect until the affected software is restarted",
+                  "or other state changes are made."])
+    w = {"installed": 0.6, "patch": 0.1, "effect": 0.7, "yet": 2.4, "stale": 2.4}
+    out = _generate("Why might an installed patch not be in effect yet?", [p], w)
+    assert out.answer_completeness == Completeness.complete, out.answer
+    out = _generate("Why might an installed patch not be in effect when stale?", [p], w)
+    assert out.answer_completeness != Completeness.complete, out.answer
+
+
 @pytest.mark.parametrize("q, lines, weights", [
     # FIPS 199 p. ii: NIST is spelled out, never abbreviated
     ("Who at NIST should comments be addressed to?",

@@ -27,10 +27,11 @@ SUFFIXES = (
 WORD = re.compile(r"(?:[A-Za-z0-9]+_)+[A-Za-z0-9]+|[A-Za-z][A-Za-z0-9\-]*|\d+(?:[.,]\d+)*")
 """A word: an identifier joined by underscores is one ("d_model", the drive cycle "2012_2"),
 as a question's keywords read it (:mod:`docintel.questions.parse`)."""
-SPLIT = re.compile(r"(?<=[.!?])(?!(?<= al\.)\s+\((?:19|20)\d\d)[\"')\]]*\s+(?:\d{1,2}(?:\s+(?=[A-Z][a-z])|\s*\n\s*)|(?=[A-Z(\[\"']))|\s*\n\s*")
+SPLIT = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.[A-Z]\.)(?!(?<= al\.)\s+\((?:19|20)\d\d)[\"')\]]*\s+(?:\d{1,2}(?:\s+(?=[A-Z][a-z])|\s*\n\s*)|(?=[A-Z(\[\"']))|\s*\n\s*")
 """Sentence boundaries, and a newline (a heading or list item starts afresh). A footnote mark
 after a full stop goes with the boundary ("... for more than 5 seconds. 6 Flight data ...").
-"et al." before a year ends no sentence ("discussed in Tang et al. (2022) for ...")."""
+"et al." before a year ends no sentence ("discussed in Tang et al. (2022) for ..."), nor does an
+initialism ("See Dispositions of U.S. Real Property Interests on page 6.")."""
 
 
 @lru_cache(maxsize=65536)

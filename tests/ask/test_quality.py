@@ -18,7 +18,7 @@ from docintel.schemas.generation import Cell, GenerationRequest, Passage, Passag
 from docintel.schemas.questions import AnswerShape
 from docintel.settings import Settings
 from docintel.store.values import as_float, as_int
-from docintel.text import defining, split_sentences, stem, stems
+from docintel.text import defining, sentence_at, split_sentences, stem, stems
 
 
 def _passage(texts: list[str], **kw) -> Passage:
@@ -845,6 +845,18 @@ def test_a_run_in_heading_is_read_with_the_sentence_its_line_goes_on_with():
     # mid-line, a short sentence is no run-in heading: "... the column. Yes. The next ..." stays three
     out = split_sentences([(1, "Use the column. Yes. The next one")])
     assert [t for t, _ in out] == ["Use the column.", "Yes.", "The next one"]
+
+
+def test_an_initialism_ends_no_sentence():
+    """1040NR p12: "See Dispositions of U.S. Real Property Interests on page 6." was cut after
+    "U.S.", so the pointer's sentence read "Real Property Interests on page 6." and held none of
+    what a question about disposing of real property asks. "Hold the mark. Then go." still cuts."""
+    out = split_sentences([(129, "included on line 14 of Form 1040NR."), (130, "See Dispositions of U.S. Real Property"),
+                           (131, "Interests on page 6. Hold the mark. Then go.")])
+    assert [(t, n) for t, n in out] == [("included on line 14 of Form 1040NR.", [129]),
+                                        ("See Dispositions of U.S. Real Property Interests on page 6.", [130, 131]),
+                                        ("Hold the mark.", [131]), ("Then go.", [131])]
+    assert sentence_at("A tax on U.S. Real Property. Next.", 9, 13) == "A tax on U.S. Real Property."
 
 
 def test_a_letter_o_set_as_a_bullet_opens_a_list_item():

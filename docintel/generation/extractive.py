@@ -1255,6 +1255,7 @@ class ExtractiveGenerator:
 
         named = [p for p in references if p.referenced_from is None]  # targets named in the question
         way = _pointing(sents, references)  # the sentences holding the pointers the loop followed on its own
+        premise = folded(request.parsed.premise or "")
         chosen: list[_Sentence] = []
         leads: list[_Sentence] = []
         ours = None
@@ -1355,6 +1356,8 @@ class ExtractiveGenerator:
                 continue  # the loop chose which of its pointers to follow: the others are no lead
             cited = self._cited(s, weights) if request.parsed.source else []
             for ref in (self.find_pointers(s.text) if self.find_pointers else []) + cited:
+                if way and folded(ref.raw_text) in premise:
+                    continue  # where the premise says it read ("... go on Schedule D"): the loop went its own way
                 at = s.cont if s.cont is not None and ref.raw_text.lower() in s.cont.text.lower() else s
                 line = _origin_line(at.passage, at, ref.raw_text)
                 ref = ref.model_copy(update={"doc_id": at.passage.doc_id, "origin": Origin(page=at.passage.page, line=line)})

@@ -105,7 +105,7 @@ def answer(question: str, settings: Settings) -> AskResult:
     from docintel.errors import UsageError
     from docintel.generation import LLM_GENERATORS, create_generator
     from docintel.questions import parse_question
-    from docintel.questions.parse import unknown_names
+    from docintel.questions.parse import elsewhere, unknown_names
     from docintel.references import Resolver, find_citations, find_pointers
     from docintel.retrieval import candidate_passages, fetch_target, retrieve
     from docintel.store.store import Store, check_store_path
@@ -198,6 +198,13 @@ def answer(question: str, settings: Settings) -> AskResult:
 
     # pointers named in the question go straight to their target
     parsed = parsed.model_copy(update={"pointers": _in_named_documents(store, parsed.pointers, doc_ids)})
+    if parsed.pointers and parsed.premise and elsewhere(parsed.premise) is not None:
+        # "... go on Schedule D and line 14, and refer me to another part of the instructions",
+        # "The 1040NR dividend instructions send me to another line's instructions for these. Do I
+        # have to attach Schedule D ...?": the document sends the user to a part the question does
+        # not name; the parts it names are where the user read and what it is about, not where to go
+        trace["premise_refers_elsewhere"] = {"not_followed": [r.raw_text for r in parsed.pointers]}
+        parsed = parsed.model_copy(update={"pointers": []})
     if parsed.pointers:
         top_doc = passages[0].doc_id if passages else (doc_ids[0] if doc_ids else None)
         # ... from the page the premise says they are on ("The overview of SP 800-61's structure
@@ -502,7 +509,7 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     if not parsed.premise or not parsed.asked:
         return None, ""
     from docintel.questions import parse_question
-    from docintel.questions.parse import reported
+    from docintel.questions.parse import elsewhere, reported
     from docintel.retrieval import retrieve
 
     _, asked, _, _ = retrieve(store, parse_question(parsed.asked, _named_pointers), doc_ids, top_k=1)
@@ -526,10 +533,59 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
         if (first.doc_id, first.page) in seen:
             continue
         seen.add((first.doc_id, first.page))
-        best = _best_mention(_mentions(premise_passages, resolver, attempted), rank, parsed, _unread(premise_passages))
+        mentions = list(_mentions(premise_passages, resolver, attempted))
+        sent_for = elsewhere(query)
+        best = ((_described_mention(premise_passages, mentions, parse_question(query, _named_pointers), sent_for)
+                 if sent_for is not None else [])
+                or _best_mention(mentions, rank, parsed, _unread(premise_passages)))
         if best:
             return (premise_passages, best), how
     return None, ""
+
+
+def _described_mention(passages: list[Any], mentions: list[Any], premise: Any, sent_for: str) -> list[PendingReference]:
+    """The mention a premise describes when it says the page points on without naming where
+    ("The 1040NR capital gain instructions say gains from disposing of US real property interests
+    go on Schedule D and line 14, and refer me to another part"): one in, or in the sentence after,
+    the sentence of ``passages`` that holds most of the premise's weight ("Gains and losses from
+    disposing of U.S. real property interests are reported on Schedule D ... See Dispositions of
+    U.S. Real Property Interests on page 6."), the parts the premise names left out (it read them;
+    they are not where it was sent). Of several there, the one whose words up to the next hold
+    most of what the premise says it was sent for (``sent_for``: "... points elsewhere for
+    communications with incident response outsourcers" -> "see Section 2.4 for a discussion of
+    communications involving incident response outsourcers", not "See Section 4 for ... outside
+    parties"), else the first. [] when no sentence holds any of the premise, or no mention is there."""
+    from docintel.retrieval.region import keyword_weights
+    from docintel.text import folded, held, split_sentences, stems
+
+    weights = keyword_weights(premise, premise.weights)
+    best: tuple[float, int, set[int]] | None = None
+    for p in passages:
+        sentences = split_sentences([(ln.line_num, ln.text) for ln in p.lines])
+        for i, (text, _) in enumerate(sentences):
+            weight = held(stems(text), weights)
+            if weight > 0 and (best is None or weight > best[0]):
+                best = (weight, p.page, {n for _, nums in sentences[i:i + 2] for n in nums})
+    if best is None:
+        return []
+    named = folded(premise.text)
+    found = [(ref, sentence, span) for ref, _, sentence, span in mentions
+             if (ref.origin.page, ref.origin.line) in {(best[1], n) for n in best[2]} and folded(ref.raw_text) not in named]
+    if not found:
+        return []
+    wanted = {k: w for k, w in weights.items() if k in stems(sent_for)}
+
+    def clause(k: int) -> str:
+        """The words of found[k]'s sentence from it up to the next mention in that sentence."""
+        ref, sentence, _ = found[k]
+        start = sentence.find(ref.raw_text)
+        nxt = found[k + 1] if k + 1 < len(found) else None
+        end = sentence.find(nxt[0].raw_text, start + 1) if nxt and nxt[1] == sentence else -1
+        return sentence[start:end if end > start else len(sentence)]
+
+    scores = [held(stems(clause(k)), wanted) for k in range(len(found))]
+    span = found[scores.index(max(scores))][2]
+    return [ref for ref, _, s in found if s == span]
 
 
 def _unread(passages: list[Any]) -> Any:

@@ -100,6 +100,23 @@ def reported(premise: str) -> str:
     return " ".join(s for s in _clauses(premise) if _REPORTED.search(s))
 
 
+_ELSEWHERE = re.compile(
+    r"(?i)\b(?:refers?|referred|sends?|sent|points?|pointed|directs?|directed)\s+(?:(?:me|us|you|readers?)\s+)?"
+    r"(?:to\s+)?(?:elsewhere|somewhere|another|other|an?\s+(?:later|earlier|different|separate|other))\b"
+)
+
+
+def elsewhere(premise: str) -> str | None:
+    """When ``premise`` says the document points on without naming where ("... go on Schedule D
+    and line 14, and refer me to another part of the instructions"), what it says of the part it
+    was sent to: the rest of that sentence ("... points elsewhere for communications with incident
+    response outsourcers." -> "for communications with incident response outsourcers"; "" when
+    nothing). None when it reports no such pointer. The parts it does name are where the user
+    read, not where the document sends them."""
+    m = _ELSEWHERE.search(premise)
+    return None if m is None else re.split(r"[.;?!]", premise[m.end():], maxsplit=1)[0].strip()
+
+
 _ASK_BREAK = re.compile(
     r"(?<=\?)\s+(?=\S)"  # "... guesses? And is there anything ...?"
     r"|,\s+(?:and\s+(?:also\s+)?|but\s+)(?=(?:how|what|which|when|where|who|why|whether|is|are|was|were|do|does|did"

@@ -135,6 +135,19 @@ def sp80040_store(tmp_path_factory, shared_corpora):
 
 
 @pytest.fixture(scope="session")
+def i1040nr_store(tmp_path_factory, shared_corpora):
+    """The 2007 Form 1040NR instructions (51 pages, two columns, the Tax Table) ingested and
+    escalated (its columns read in order, its tables as rows), through docintel.api."""
+    from docintel import api
+    from docintel.settings import Settings
+
+    settings = Settings.load(env={}, store=tmp_path_factory.mktemp("i1040nr") / "store", quiet=True)
+    api.ingest([shared_corpora / "two_column" / "i1040nr.pdf"], settings)
+    api.escalate(settings)
+    return settings
+
+
+@pytest.fixture(scope="session")
 def fr_store(tmp_path_factory, shared_corpora):
     """The FAA 737 MAX proposed AD (Federal Register, three columns, no outline) through
     docintel.api.ingest, not escalated: pointers by heading words and paragraph letters."""

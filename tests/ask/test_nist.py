@@ -451,3 +451,23 @@ def test_a_pointer_the_premise_names_is_followed_from_the_page_it_describes(nist
     # ("Memorized Secret (Section 5.1.1)"), whose own pointer would cost a second pass
     assert "are provided in Section 5." in out["answer"] and out["passes"] == 1
 
+
+
+def test_of_two_pointers_in_the_sentence_described_the_one_for_what_the_premise_was_sent_for(nist_store, tmp_path):
+    """SP 800-61 p18 (2.3.4 Sharing Information With Outside Parties) ends: "See Section 4 for
+    additional information on communicating with outside parties, and see Section 2.4 for a
+    discussion of communications involving incident response outsourcers." A premise that says the
+    section "points elsewhere for communications with incident response outsourcers" was sent to
+    Section 2.4 (2.4.2's outsourcing factors, p24-25), not Section 4 (coordination, p54)."""
+    import json
+
+    trace = tmp_path / "trace.json"
+    out = ask(nist_store, "We're handing part of our incident handling to an offsite provider. SP 800-61's section on "
+                          "sharing information with outside parties points elsewhere for communications with incident "
+                          "response outsourcers. What should we keep the provider informed about so it can handle our "
+                          "incidents sensibly, and what access to our systems will it need to correlate events, and at "
+                          "what cost to us?", **{"ask__trace": trace, "ask__docs": ["SP800-61rev2.pdf"]})
+    assert json.loads(trace.read_text())["follow_premise_pointer"]["pointer"] == "Section 2.4"
+    assert {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"} == {18}
+    assert {24, 25} <= {c["page"] for c in refs(out) if c["reference_text"] == "Section 2.4"}
+    assert "administrative privileges to critical systems" in out["answer"], out["answer"]

@@ -412,7 +412,7 @@ def test_only_rows_that_chain_are_indexed_as_brackets():
     assert got == [(37, 25200.0, 25250.0), (37, 25250.0, 25300.0), (37, 25300.0, 25350.0)]
 
 
-def test_an_amount_finds_its_row_on_a_long_tax_table(tmp_path, shared_corpora):
+def test_an_amount_finds_its_row_on_a_long_tax_table(i1040nr_store):
     """The 1040NR's Tax Table runs over 12 pages that share its words; its first page, with the
     title and a worked example ("His taxable income ... is $25,300"), outranked the rest, and
     "... $25,320 ... single. What is my tax?" got the example's header rows, called complete.
@@ -421,9 +421,7 @@ def test_an_amount_finds_its_row_on_a_long_tax_table(tmp_path, shared_corpora):
     is quoted: 25,300-25,350, Single 3,408 (page 37)."""
     from docintel import api
 
-    settings = Settings.load(env={}, store=tmp_path / "store", quiet=True)
-    api.ingest([shared_corpora / "two_column" / "i1040nr.pdf"], settings)
-    api.escalate(settings)
+    settings = i1040nr_store
     out = api.ask("My taxable income on line 40 is $25,320 and I am single. What is my tax from the Tax Table?", settings)
     assert "Single Your tax is—: 3,408" in out.answer and "28,300" not in out.answer, out.answer
     assert any(c.page == 37 and c.line_start == c.line_end and "pymupdf_tables" in c.parsing_method for c in out.citations)
@@ -431,6 +429,51 @@ def test_an_amount_finds_its_row_on_a_long_tax_table(tmp_path, shared_corpora):
     out = api.ask("I'm single with taxable income of $31,000. What's my tax?", settings)
     assert "31,000; 40, is— But less than Your tax is—: 31,050; Continued line 40, is— Single Your tax is—: 4,263" in out.answer
     assert "25,000" not in out.answer and "28,000" not in out.answer, out.answer
+
+
+def test_a_premise_that_says_it_was_sent_elsewhere_follows_the_pointer_it_describes(i1040nr_store, tmp_path):
+    """1040NR p12: "Gains and losses from disposing of U.S. real property interests are reported
+    on Schedule D (Form 1040) and included on line 14 of Form 1040NR. See Dispositions of U.S.
+    Real Property Interests on page 6." The question says so and that it was sent on without
+    saying where ("... go on Schedule D and line 14, and refer me to another part of the
+    instructions"). Schedule D, which the premise names, was followed straight to its page 19
+    (its tax worksheet line 17, partial). Schedule D is where the user read, not where the page
+    sends them: the page the premise describes is read and the pointer in the sentence it
+    describes (or the next) followed, to page 6's "taxed as if the gain or loss were effectively
+    connected ... See section 897" and "net gains may be subject to the alternative minimum tax"."""
+    import json
+
+    from docintel import api
+
+    trace = tmp_path / "trace.json"
+    settings = Settings.load(env={}, store=i1040nr_store.store, quiet=True, ask__trace=trace)
+
+    def ask(question: str):
+        out = api.ask(question, settings)
+        return out, json.loads(trace.read_text())
+
+    out, got = ask("As a nonresident alien I sold a condo in the US at a gain in 2007. The 1040NR capital gain "
+                   "instructions say gains from disposing of US real property interests go on Schedule D and line 14, "
+                   "and refer me to another part of the instructions. Is that gain taxed at the flat 30% like my other "
+                   "non-business US income, or some other way? And could it trigger any other tax?")
+    assert got["premise_refers_elsewhere"] == {"not_followed": ["Schedule D"]}
+    assert got["follow_premise_pointer"]["pointer"] == "page 6"
+    assert "section 897" in out.answer and "alternative minimum tax" in out.answer, out.answer
+    assert out.citations[0].page == 12 and out.citations[0].retrieved_via == RetrievedVia.primary
+    ref = [c for c in out.citations if c.retrieved_via == RetrievedVia.reference]
+    assert ref and {c.page for c in ref} == {6} and ref[0].referenced_from == Origin(page=12, line=131)
+    assert out.answer_completeness == Completeness.complete
+    # the part named in the asked part is what it is about, not where the document sent the user:
+    # p11's "If you received any capital gain distributions, see the instructions for line 14 on
+    # page 12", whose exception says when Schedule D is not needed (before: Schedule D's p19)
+    out, got = ask("My only capital gains for 2007 are capital gain distributions from a US mutual fund, shown in "
+                   "box 2a of my Form 1099-DIV and effectively connected with my US business. The 1040NR dividend "
+                   "instructions send me to another line's instructions for these. Do I have to attach Schedule D, "
+                   "and if not, how do I report the distributions?")
+    assert got["premise_refers_elsewhere"] == {"not_followed": ["Schedule D"]}
+    assert got["follow_premise_pointer"]["pointer"] == "instructions for line 14 on page 12"
+    assert "on line 14 and check the box" in out.answer and out.citations[0].page == 11, out.answer
+    assert {c.page for c in out.citations if c.retrieved_via == RetrievedVia.reference} == {12}
 
 
 def test_a_chart_without_caption_answers_a_question_in_the_year_its_page_states(tmp_path, shared_corpora):
@@ -1906,6 +1949,25 @@ def test_a_premise_sentence_that_reports_the_document_is_told_from_the_scene():
     # the user says what they do, or names no part of the document: nothing is reported
     assert reported("We tell subscribers to keep a spare authenticator of each factor.") == ""
     assert reported("Our help desk says users keep getting locked out.") == ""
+
+
+def test_a_premise_that_is_sent_on_without_being_told_where_says_so():
+    from docintel.questions.parse import elsewhere
+
+    assert elsewhere("The instructions say gains go on Schedule D and line 14, and refer me to another part of "
+                     "the instructions.") == "part of the instructions"
+    assert elsewhere("The line 21 instructions send me to another line's instructions for these.") == \
+        "line's instructions for these"
+    assert elsewhere("SP 800-61's section on sharing information with outside parties points elsewhere for "
+                     "communications with incident response outsourcers.") == \
+        "for communications with incident response outsourcers"
+    assert elsewhere("SP 800-61 says we should log and refers to a later section for the value of logs.") == \
+        "section for the value of logs"
+    assert elsewhere("The errata point me elsewhere. We pay by check.") == ""
+    # the premise says where, or reports no pointer at all
+    assert elsewhere("The line 32 instructions send me to Schedule B.") is None
+    assert elsewhere("The Tax Table says to check the line 41 instructions.") is None
+    assert elsewhere("Our other office points to the same rules.") is None
 
 
 def test_the_shape_of_the_answer_comes_from_the_asked_sentence():

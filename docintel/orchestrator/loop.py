@@ -21,7 +21,11 @@ A pointer the question names goes straight to its target. When only its premise 
 saying where it is written ("The overview of SP 800-61's structure says its Section 2
 highlights other groups ... What would we need from human resources?"), the page the premise
 describes is read instead, and the pointer followed from there (``follow_premise_named``): the
-answer cites that page as primary and the target as reached from it.
+answer cites that page as primary and the target as reached from it. When the premise says the
+document sent it on without saying where ("... go on Schedule D and line 14, and refer me to
+another part of the instructions"), the parts the question names are not followed at all
+(``premise_refers_elsewhere``): the page the premise describes is read and the pointer beside the
+sentence it describes followed (``_described_mention``).
 
 The decision reads only ``answer_completeness`` and ``pending_references`` (never a confidence
 score):

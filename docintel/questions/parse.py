@@ -102,8 +102,13 @@ def reported(premise: str) -> str:
 
 _ELSEWHERE = re.compile(
     r"(?i)\b(?:refers?|referred|sends?|sent|points?|pointed|directs?|directed)\s+(?:(?:me|us|you|readers?)\s+)?"
-    r"(?:to\s+)?(?:elsewhere|somewhere|another|other|an?\s+(?:later|earlier|different|separate|other))\b"
+    r"(?:to\s+)?(?:elsewhere|somewhere(?:\s+else)?|(?:another|other|an?\s+(?:later|earlier|different|separate|other))"
+    r"\s+(?:[\w\-]+\s+){0,2}?(?:part|section|subsection|chapter|appendix|table|figure|schedule|worksheet|form"
+    r"|page|line|item|paragraph|publication|document|guide|instructions|place|discussion)s?(?:'s)?)\b"
 )
+"""A premise sentence saying the document sends the reader on without naming where: a pointing
+verb, then "elsewhere" or an unnamed part of a document ("another part", "a later section",
+"another line's instructions"); not "refers to other incident response teams"."""
 
 
 def elsewhere(premise: str) -> str | None:

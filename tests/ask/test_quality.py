@@ -1955,19 +1955,21 @@ def test_a_premise_that_is_sent_on_without_being_told_where_says_so():
     from docintel.questions.parse import elsewhere
 
     assert elsewhere("The instructions say gains go on Schedule D and line 14, and refer me to another part of "
-                     "the instructions.") == "part of the instructions"
+                     "the instructions.") == "of the instructions"
     assert elsewhere("The line 21 instructions send me to another line's instructions for these.") == \
-        "line's instructions for these"
+        "instructions for these"
     assert elsewhere("SP 800-61's section on sharing information with outside parties points elsewhere for "
                      "communications with incident response outsourcers.") == \
         "for communications with incident response outsourcers"
     assert elsewhere("SP 800-61 says we should log and refers to a later section for the value of logs.") == \
-        "section for the value of logs"
+        "for the value of logs"
+    assert elsewhere("The item R instructions send me to another page for the details.") == "for the details"
     assert elsewhere("The errata point me elsewhere. We pay by check.") == ""
-    # the premise says where, or reports no pointer at all
+    # the premise says where, or the document points at something that is no part of it
     assert elsewhere("The line 32 instructions send me to Schedule B.") is None
     assert elsewhere("The Tax Table says to check the line 41 instructions.") is None
     assert elsewhere("Our other office points to the same rules.") is None
+    assert elsewhere("Section 2.3.4 refers to other incident response teams.") is None
 
 
 def test_the_shape_of_the_answer_comes_from_the_asked_sentence():

@@ -528,7 +528,8 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
                                                               if report and report != parsed.premise else [])
     seen: set[tuple] = set()
     for query, how in queries:
-        premise_passages = retrieve(store, parse_question(query, _named_pointers), doc_ids, top_k=1)[0]
+        said = parse_question(query, _named_pointers)
+        premise_passages = retrieve(store, said, doc_ids, top_k=1)[0]
         if not premise_passages:
             continue
         first = premise_passages[0]
@@ -539,8 +540,7 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
         seen.add((first.doc_id, first.page))
         mentions = list(_mentions(premise_passages, resolver, attempted))
         sent_for = elsewhere(query)
-        best = ((_described_mention(premise_passages, mentions, parse_question(query, _named_pointers), sent_for)
-                 if sent_for is not None else [])
+        best = ((_described_mention(premise_passages, mentions, said, sent_for) if sent_for is not None else [])
                 or _best_mention(mentions, rank, parsed, _unread(premise_passages)))
         if best:
             return (premise_passages, best), how
@@ -574,7 +574,7 @@ def _described_mention(passages: list[Any], mentions: list[Any], premise: Any, s
         return []
     named = folded(premise.text)
     found = [(ref, sentence, span) for ref, _, sentence, span in mentions
-             if (ref.origin.page, ref.origin.line) in {(best[1], n) for n in best[2]} and folded(ref.raw_text) not in named]
+             if ref.origin.page == best[1] and ref.origin.line in best[2] and folded(ref.raw_text) not in named]
     if not found:
         return []
     wanted = {k: w for k, w in weights.items() if k in stems(sent_for)}

@@ -452,7 +452,6 @@ def test_a_pointer_the_premise_names_is_followed_from_the_page_it_describes(nist
     assert "are provided in Section 5." in out["answer"] and out["passes"] == 1
 
 
-
 def test_of_two_pointers_in_the_sentence_described_the_one_for_what_the_premise_was_sent_for(nist_store, tmp_path):
     """SP 800-61 p18 (2.3.4 Sharing Information With Outside Parties) ends: "See Section 4 for
     additional information on communicating with outside parties, and see Section 2.4 for a

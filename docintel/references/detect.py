@@ -317,6 +317,8 @@ def find_mentions(text: str) -> list[Mention]:
         if ident in {"I"} and rtype not in (RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit):
             continue  # "Table I" is rare, "in section I" mostly prose
         sub = _clean_sub(m.group("sub") or m.group("sub2"))
+        if rtype == RefType.page and sub is None:
+            sub = _page_subject(text, m.start())
         raw = m.group(0).strip().rstrip(".,;")
         trig = _triggered(text, m.start()) or _parenthesised(text, m.start()) or bool(_POINTS_VERB.match(text, m.end()))
         named = _named_before(text, m.start(), found)
@@ -416,6 +418,37 @@ def _singular(word: str) -> str:
 
 def _triggered(text: str, start: int) -> bool:
     return bool(_TRIGGER.search(text[max(0, start - 40) : start]))
+
+
+_SEE_TITLE_ON = re.compile(
+    r"(?:^|\s)(?i:see|under|use)\s+(?:the\s+)?(?P<subject>[A-Z][^;:()\n]{2,100}?)\s+"
+    r"(?:(?:that\s+|which\s+)?begins?\s+|beginning\s+|starting\s+)?on\s+$"
+)
+"""A part a page pointer names by its title: "see Dispositions of U.S. Real Property Interests
+on page 6"."""
+_TERM_DEFINED_ON = re.compile(
+    r"(?P<subject>[A-Za-z][\w'\u2019\-]*(?:\s+[A-Za-z][\w'\u2019\-]*){0,3})\s*\(\s*"
+    r"(?:(?:as\s+)?defined|described|explained|discussed|see)\s+(?:on\s+)?$"
+)
+"""A term whose explanation a page pointer gives: "identifying number (defined on page 8)"."""
+_SENTENCE_END = re.compile(r"[a-z\d)]{2}[.!?]\s")
+_LEADING = re.compile(r"(?i)^(?:(?:the|a|an|your|my|our|their|its|his|her|this|that|each|any|and|or|of|in|on|to|for)\s+)+")
+
+
+def _page_subject(text: str, start: int) -> str | None:
+    """What a page pointer at ``start`` says it sends the reader to, by title or term ("see
+    Services performed partly inside and partly outside the United States on page 10": that
+    title; "Enter your name, identifying number (defined on page 8)": "identifying number");
+    None when its sentence names none. The page holds other parts too: the target is where that
+    one starts on it (:func:`docintel.retrieval.region.subject_lines`)."""
+    before = text[max(0, start - 140):start]
+    m = _SEE_TITLE_ON.search(before) or _TERM_DEFINED_ON.search(before)
+    if m is None:
+        return None
+    subject = _LEADING.sub("", " ".join(m.group("subject").split())).rstrip(",")
+    if _SENTENCE_END.search(subject + " ") or len(subject) < 6:
+        return None
+    return subject
 
 
 def _parenthesised(text: str, start: int) -> bool:

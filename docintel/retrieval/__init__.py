@@ -365,6 +365,7 @@ def _fetch(
         rebuild_table,
         section_lines,
         selected_rows,
+        subject_lines,
         table_lines,
         tabulate_runs,
         to_passage_lines,
@@ -413,7 +414,10 @@ def _fetch(
             note_bits.append(f"the table runs to page {int(more['page_num'].max())}")
     elif region.ref_type in (RefType.section, RefType.appendix, RefType.annex, RefType.schedule,
                              RefType.exhibit, RefType.clause, RefType.page) and not lines.empty:
-        sel = section_lines(lines, region, next_section) if region.ref_type != RefType.page else lines
+        if region.ref_type != RefType.page:
+            sel = section_lines(lines, region, next_section)
+        else:  # "see Services performed partly inside ... on page 10": from where that part begins
+            sel = subject_lines(lines, region.sub_selector) if region.sub_selector else lines
         sel = tabulate_runs(sel)
         first = sel[sel["page_num"] == region.page_start].sort_values("line_num")
         plines = to_passage_lines(first)
@@ -446,7 +450,7 @@ def _fetch(
         page=region.page_start, page_label=label, line_start=min(nums), line_end=max(nums),
         parsing_method=_methods(plines), retrieved_via=RetrievedVia.reference,
         referenced_from=origin, reference_text=region.raw_text, ref_type=region.ref_type,
-        sub_selector=region.sub_selector, note=note, lines=plines,
+        sub_selector=region.sub_selector if region.ref_type != RefType.page else None, note=note, lines=plines,
     ), more
 
 

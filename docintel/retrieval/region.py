@@ -570,6 +570,31 @@ def section_lines(pages: pd.DataFrame, region: TargetRegion,
     return sel
 
 
+SUBJECT_LINES = 3
+"""Lines a heading read as a page pointer's subject may wrap over."""
+
+
+def subject_lines(page: pd.DataFrame, subject: str) -> pd.DataFrame:
+    """The lines of ``page`` from where the part a page pointer names begins (its subject: a
+    title, "Services performed partly inside and partly outside the United States", or a term,
+    "identifying number") to the page's end: the first heading reading it, on lines of its own
+    or run in ("Identifying number. If you are an individual, ..."). The whole page when no
+    heading reads it: the part is then not told apart from the rest."""
+    page = page.sort_values("line_num")
+    texts = [" ".join(str(t).split()).lower() for t in page["text"]]
+    want = " ".join(subject.split()).lower()
+    for i in range(len(texts)):
+        read = ""
+        for j in range(i, min(i + SUBJECT_LINES, len(texts))):
+            read = f"{read} {texts[j]}".strip()
+            if not want.startswith(read) and not read.startswith(want):
+                break
+            rest = read[len(want):]
+            if read.startswith(want) and (not rest or rest[0] in ".:\u2014\u2013"):
+                return page.iloc[i:]
+    return page
+
+
 def table_lines(page: pd.DataFrame, region: TargetRegion) -> tuple[pd.DataFrame, str]:
     """All lines of a table (escalated rows when present, else flat baseline lines), and how."""
     key = region.object_key

@@ -357,6 +357,29 @@ def test_a_page_of_a_form_is_external():
     assert ref.ref_type.value == "page" and ref.ref_target == "4"
 
 
+@pytest.mark.parametrize(
+    "text,subject",
+    [
+        ("For details about the statement and the alternative basis, see Services performed partly inside and partly "
+         "outside the United States on page 10.", "Services performed partly inside and partly outside the United States"),
+        ("See Dispositions of U.S. Real Property Interests on page 6.", "Dispositions of U.S. Real Property Interests"),
+        ("see Special Rules for Former U.S. Citizens that begins on page 6", "Special Rules for Former U.S. Citizens"),
+        ("use the Tax Computation Worksheet on page 46 to compute your tax", "Tax Computation Worksheet"),
+        ("Enter your name, identifying number (defined on page 8), type of entry visa", "identifying number"),
+        ("See page 25 for details on how to pay any tax you owe.", None),
+        ("Use the worksheet on page 17 to figure your deduction.", None),  # names no part by its title
+        ("Do not add your gift to any tax you may owe. See page 25.", None),
+        ("It is over. See Table 3 on page 9.", "Table 3"),
+        ("See Publication 519. Report the gain on page 9.", None),  # a sentence's end is no title
+    ],
+)
+def test_a_page_pointer_names_the_part_of_the_page_it_sends_to(text, subject):
+    """1040NR: "see <title> on page 10", "<term> (defined on page 8)": the page holds other parts
+    too, and the one the pointer means is read from where it begins (its sub_selector)."""
+    (ref,) = [m.ref for m in find_mentions(text) if m.ref.ref_type.value == "page"]
+    assert ref.sub_selector == subject
+
+
 def test_command_help_paragraphs_are_reflowed_not_broken_where_the_source_wraps():
     """Rich help keeps a docstring's line breaks: "2 for an empty store," used to end a line."""
     import re

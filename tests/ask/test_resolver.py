@@ -282,6 +282,28 @@ def test_a_form_lines_instructions_are_read_from_its_heading_to_the_next(form_st
     assert p.page == 2 and "Taxable interest" in p.text and "Wages" in p.text  # no "Line 62" there: the page
 
 
+def test_a_page_pointer_is_read_from_the_part_it_names(i1040nr_store):
+    """1040NR p12 "See Dispositions of U.S. Real Property Interests on page 6." is read from that
+    heading, halfway down page 6, not from the page's top, where "This income is taxed at 30%
+    unless a treaty ..." is about other income (an answer to "is that gain taxed at the flat
+    30%?" quoted it); p3's "identifying number (defined on page 8)" from "Identifying Number".
+    A pointer naming no part, or a part no heading on the page reads, is the whole page."""
+    s = Store(i1040nr_store.store)
+    doc = s.doc_ids()[0]
+
+    def words(p):
+        return " ".join(p.text.split())
+
+    _, (p, *more) = _fetched(s, "See Dispositions of U.S. Real Property Interests on page 6.", 12, 131, doc)
+    assert p.page == 6 and not more and p.lines[0].text.startswith("Dispositions of U.S. Real")
+    assert "section 897" in words(p) and "taxed at 30% unless" not in words(p)
+    _, (p, *more) = _fetched(s, "Enter your name, identifying number (defined on page 8), type of entry visa", 3, 150, doc)
+    assert p.page == 8 and p.lines[0].text == "Identifying Number" and "(ITIN)" in words(p) and "871(a)" not in words(p)
+    for whole in ("See page 6 for details.", "See Rules Nobody Wrote on page 6."):
+        _, (p, *more) = _fetched(s, whole, 12, 131, doc)
+        assert p.page == 6 and "taxed at 30% unless" in words(p) and "section 897" in words(p)
+
+
 def test_a_pointer_into_the_part_it_is_written_in_is_not_followed(form_store):
     """1040NR p18: "... use the worksheet on this page to figure the amount to enter on line 39"
     is written inside line 39's own instructions, where the reader already is: the loop does not

@@ -53,6 +53,7 @@ steps, timings.
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -685,8 +686,8 @@ def _entry_pointer(candidates: list[Any], resolver: Any, attempted: set[tuple], 
     from docintel.generation.extractive import near_miss
     from docintel.parsing.structure.lines import has_leader
 
-    if not candidates or candidates[0].defines:  # the best page defines the term asked about: no way in is needed
-        return None
+    if not candidates or candidates[0].defines or _titled_term(candidates[0], parsed):
+        return None  # the best page defines the term asked about, or its section is titled so: no way in is needed
     best = (candidates[0].doc_id, candidates[0].page_num)  # the first passage may be the page before's cut sentence
     listed: set[tuple[int, int]] = set()  # (page, line) of contents entries ("Appendix A— Summary ....A-1")
 
@@ -711,6 +712,20 @@ def _entry_pointer(candidates: list[Any], resolver: Any, attempted: set[tuple], 
         if refs:
             return source, refs
     return None
+
+
+def _titled_term(candidate: Any, parsed: Any) -> bool:
+    """Whether ``candidate``'s section is titled with the term a definition question asks about
+    ("What does authentication intent mean?" and SP 800-63B's "5.2.9 Authentication Intent",
+    which says what it is without a "means"): the section is what the term means, and a page
+    pointing at it ("... SHOULD demonstrate authentication intent ... as discussed in Section
+    5.2.9", whose AAL2 requirements were quoted first) is no way in."""
+    from docintel.text import stems
+
+    if not parsed.defines or not candidate.section:
+        return False
+    title = re.sub(r"^(?:[A-Z]|\d+)(?:[.\-]\d+)*\.?\s+(?=\S)", "", candidate.section.strip())
+    return stems(title) == stems(parsed.defines)
 
 
 def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]) -> list[PendingReference]:

@@ -122,6 +122,40 @@ def test_a_pointer_back_is_no_way_in(nist_store):
     assert "salted" in out["answer"]
 
 
+def test_a_section_titled_with_the_term_asked_about_needs_no_way_in(nist_store, tmp_path):
+    """"What does authentication intent mean?" matches SP 800-63B's "5.2.9 Authentication Intent"
+    (page 40) best, and page 17, ranked below it, points there ("Authentication at AAL2 SHOULD
+    demonstrate authentication intent ... as discussed in Section 5.2.9"). Entered that way,
+    page 17's AAL2 cryptography rules were quoted first. The section titled with the term says
+    what it is: page 40 stays primary and no way in is taken."""
+    import json
+
+    trace = tmp_path / "trace.json"
+    out = ask(nist_store, "What does authentication intent mean?",
+              **{"ask__docs": ["NIST.SP.800-63b.pdf"], "ask__trace": trace})
+    assert "enter_by_pointer" not in json.loads(trace.read_text())
+    assert {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"} == {40}
+    assert "demonstrates intent if it requires the subject to explicitly respond" in out["answer"]
+    assert "FIPS 140" not in out["answer"] and out["answer_completeness"] == "complete"
+
+
+def test_a_titled_term_is_read_without_the_sections_number():
+    from docintel.orchestrator.loop import _titled_term
+    from docintel.questions import parse_question
+    from docintel.retrieval import Candidate
+
+    def titled(section, question):
+        cand = Candidate(doc_id="d", page_num=1, page_label="1", score=1.0, bm25=1.0, section=section)
+        return _titled_term(cand, parse_question(question))
+
+    assert titled("5.2.9 Authentication Intent", "What does authentication intent mean?")
+    assert titled("Control Gates", "What is a control gate?")  # a plural title
+    assert titled("B.2 Control Gates", "What is a control gate?")
+    assert not titled("Authentication Intent Requirements", "What does authentication intent mean?")
+    assert not titled("5.2.9 Authentication Intent", "How is authentication intent shown at AAL2?")  # not a definition
+    assert not titled(None, "What does authentication intent mean?")
+
+
 def test_a_section_that_starts_on_the_next_page_is_read_on_to_not_entered_by(sp80040_store):
     """SP 800-40 page 10 (printed 2) ends "Section 3 discusses ..."; Section 3 starts on page 11.
     With page 11 ranked first and page 10 second, reading on gets there: page 10 is no way in;

@@ -218,6 +218,11 @@ the term means."""
 _DEFINITION_FRAME = frozenset("refer refers stand stands term terms word phrase acronym abbreviation uses used explain".split())
 """Words of a definition question's frame ("What does the term X refer to?", "Define X as FIPS
 199 uses the term.", "Explain what X is.")."""
+_NAMED_TERM = re.compile(
+    r"^(?i:what\s+(?:is|are)|what'?s)\s+the\s+[A-Z][\w\-]*[a-z][\w\-]*(?:\s+[A-Z][\w\-]*){1,3}\s*\??$"
+)
+""""What is the Spiral Model?": a name, each word capitalised, and nothing else asks what it is
+(not "What is the minimum length?", a value, nor "What is the AAL?", read as any other term)."""
 _WHATS = re.compile(r"(?i)\bwhat'?s\b")
 """"What's a ...?", typed "Whats a POA&M": "what is"."""
 _SCOPE_FIRST = re.compile(r"(?i)^(?:in|according\s+to|under|per)\s+[^,?]{1,40},\s*")
@@ -271,7 +276,7 @@ def answer_shape(text: str) -> AnswerShape:
     if re.match(r"^(what|who)\s+(is|are)\s+(a|an|the\s+definition|meant)\b", bare) \
             or re.search(r"\b(define|definition of|what does .+ (?:mean|refer to|stand for)|meaning of)\b", q) \
             or re.match(r"^explain\s+what\s+.+\s+(?:is|are|means)\s*[?.!]*$", bare) \
-            or _BARE_TERM.match(bare):
+            or _BARE_TERM.match(bare) or _NAMED_TERM.match(split_premise(text)[1].strip()):
         return AnswerShape.definition
     if re.match(r"^(list|enumerate|name)\b", q) or re.match(r"^(which|what)\s+(are|(?!(?:does|is|was|has)\b)\w+s)\b", q) or re.match(
         r"^(which|what)\s+(?:\S+\s+){1,3}?(?!(?:does|is|was|has|this|its)\b)[\w\-]+s\s+(?:can|could|should|must|do|does|did|are|were|have|might|may|would|will|exist)\b", q

@@ -504,3 +504,28 @@ def test_of_two_pointers_in_the_sentence_described_the_one_for_what_the_premise_
     assert {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"} == {18}
     assert {24, 25} <= {c["page"] for c in refs(out) if c["reference_text"] == "Section 2.4"}
     assert "administrative privileges to critical systems" in out["answer"], out["answer"]
+
+
+@pytest.fixture(scope="module")
+def sp80064_store(tmp_path_factory, shared_corpora):
+    from docintel import api
+
+    root = tmp_path_factory.mktemp("sp80064") / "store"
+    api.ingest([shared_corpora / "figures" / "SP800-64r2.pdf"], Settings.load(env={}, store=root, quiet=True))
+    return root
+
+
+def test_a_name_asked_about_is_a_definition_question(sp80064_store, tmp_path):
+    """"What is the Spiral Model?" asks what a name means, as "What is a spiral model?" would.
+    Read as a value question, the page that defines it (Appendix E's "The Spiral Model is a
+    development methodology that combines ...", ranked first) was entered from page 11's list of
+    "more complex models ... the spiral model. ... Appendix E provides an overview", and the
+    answer quoted page 11 as primary; it is answered from the definition."""
+    import json
+
+    trace = tmp_path / "trace.json"
+    out = ask(sp80064_store, "What is the Spiral Model?", ask__trace=trace)
+    assert "enter_by_pointer" not in json.loads(trace.read_text())
+    assert {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"} == {59}
+    assert "combines the features of the prototype and waterfall models" in out["answer"]
+    assert out["answer_completeness"] == "complete"

@@ -606,6 +606,12 @@ def test_what_does_is_not_a_list_question():
     ("What is the limit for flood damage?", None),  # a value
     ("What is the BLEU score of the big model?", None),
     ("How are backup tapes rotated?", None),
+    ("What is the Spiral Model?", "spiral model"),  # a name, each word capitalised
+    ("What's the Risk Management Framework?", "risk management framework"),
+    ("What is the minimum length?", None),  # a value, not a name
+    ("What is the Minimum length?", None),
+    ("What is the AAL?", None),
+    ("What is the BLEU Score of the big model?", None),
 ])
 def test_a_definition_question_names_the_term_it_asks_about(question, term):
     parsed = parse_question(question)

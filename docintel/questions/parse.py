@@ -264,7 +264,8 @@ def defined_term(asked: str) -> str | None:
 
 def answer_shape(text: str) -> AnswerShape:
     """The shape of answer the asked part of ``text`` wants (its premise says nothing of it)."""
-    q = split_premise(text)[1].strip().lower()
+    asked = split_premise(text)[1].strip()
+    q = asked.lower()
     first = q.split()[0] if q.split() else ""
     if re.search(r"\b(compare|comparison|versus|vs\.?|differ|difference|better|worse|higher|lower|more than|less than)\b", q):
         if first in {"is", "are", "do", "does", "did", "can", "could", "was", "were", "has", "have", "should", "will"}:
@@ -276,7 +277,7 @@ def answer_shape(text: str) -> AnswerShape:
     if re.match(r"^(what|who)\s+(is|are)\s+(a|an|the\s+definition|meant)\b", bare) \
             or re.search(r"\b(define|definition of|what does .+ (?:mean|refer to|stand for)|meaning of)\b", q) \
             or re.match(r"^explain\s+what\s+.+\s+(?:is|are|means)\s*[?.!]*$", bare) \
-            or _BARE_TERM.match(bare) or _NAMED_TERM.match(split_premise(text)[1].strip()):
+            or _BARE_TERM.match(bare) or _NAMED_TERM.match(asked):
         return AnswerShape.definition
     if re.match(r"^(list|enumerate|name)\b", q) or re.match(r"^(which|what)\s+(are|(?!(?:does|is|was|has)\b)\w+s)\b", q) or re.match(
         r"^(which|what)\s+(?:\S+\s+){1,3}?(?!(?:does|is|was|has|this|its)\b)[\w\-]+s\s+(?:can|could|should|must|do|does|did|are|were|have|might|may|would|will|exist)\b", q

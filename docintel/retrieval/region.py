@@ -580,7 +580,7 @@ def subject_lines(page: pd.DataFrame, subject: str) -> pd.DataFrame:
     "identifying number") to the page's end: the first heading reading it, on lines of its own
     or run in ("Identifying number. If you are an individual, ..."). The whole page when no
     heading reads it: the part is then not told apart from the rest."""
-    page = page.sort_values("line_num")
+    page = page.sort_values(["page_num", "line_num"])
     texts = [" ".join(str(t).split()).lower() for t in page["text"]]
     want = " ".join(subject.split()).lower()
     for i in range(len(texts)):

@@ -21,7 +21,7 @@ from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
 from docintel.store.values import as_float
 from docintel.text import split_sentences as _split_sentences
-from docintel.text import BULLET, bracket_ranges, held, money_amounts, names_column, normalise_number, row_text, runs_on, stem, stems, superlative
+from docintel.text import BULLET, bracket_ranges, folded, held, money_amounts, names_column, normalise_number, row_text, runs_on, stem, stems, superlative
 
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
 
@@ -581,8 +581,8 @@ def subject_lines(page: pd.DataFrame, subject: str) -> pd.DataFrame:
     or run in ("Identifying number. If you are an individual, ..."). The whole page when no
     heading reads it: the part is then not told apart from the rest."""
     page = page.sort_values(["page_num", "line_num"])
-    texts = [" ".join(str(t).split()).lower() for t in page["text"]]
-    want = " ".join(subject.split()).lower()
+    texts = [folded(str(t)) for t in page["text"]]
+    want = folded(subject)
     for i in range(len(texts)):
         read = ""
         for j in range(i, min(i + SUBJECT_LINES, len(texts))):

@@ -116,7 +116,11 @@ IDENTIFIER = re.compile(r"(?<![\w.\-])[A-Z]{2}\.[A-Z]{2}(?:-\d{1,3})?(?![\w\-]|\
 Category [GV.SC] provide a connection ...") where the core defines it ("Cybersecurity Supply
 Chain Risk Management (GV.SC): ..."): a section pointer to that definition, which the resolver's
 ``identifier`` step reads to where the next one of its rank begins."""
-NUMBERED_HEADING = re.compile(r"^(?:\d+(?:\.\d+)+|[A-Z](?:\.\d+)+)\s+[A-Z][\w\-]*(?:\s+(?:[A-Z(][\w\-/),]*|and|of|the|to|for|in|on|or|with|by|a|an|&))*$")
+_TITLE_WORDS = r"[A-Z][\w\-]*(?:\s+(?:[A-Z(][\w\-/),]*|and|of|the|to|for|in|on|or|with|by|a|an|&))*$"
+TITLED = re.compile(rf"^{_TITLE_WORDS}")
+"""A line of capitalised words ("Spiral Model", "Team Model Selection"): a heading's, not the
+first words of a sentence wrapped in a narrow column ("You may have to pay an")."""
+NUMBERED_HEADING = re.compile(rf"^(?:\d+(?:\.\d+)+|[A-Z](?:\.\d+)+)\s+{_TITLE_WORDS}")
 """A numbered heading of any length, its words capitalised ("2.3.4 Sharing Information With
 Outside Parties"); not a line a sentence wraps onto ("2.4 GHz band, where ...")."""
 _SENTENCE_END_IN = re.compile(r"[a-z]\.\s+[A-Z]")

@@ -43,7 +43,7 @@ from docintel.text import held as _held
 from docintel.text import holds as _holds
 from docintel.text import NUMBER, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
-from docintel.text import defining, folded, names_column, superlative
+from docintel.text import TITLED, defining, folded, is_heading, names_column, superlative
 
 MIN_COVERAGE = 0.5
 """Share of the question's keyword weight the best sentence must hold to count as an answer
@@ -603,9 +603,11 @@ paragraph."""
 
 def _paragraphs(p: Passage) -> dict[int, int]:
     """line_num -> paragraph number of the passage's prose lines, from the layout: a paragraph
-    opens where the gap above a line is wider than PARAGRAPH_GAP of a line's height, or where
+    opens where the gap above a line is wider than PARAGRAPH_GAP of a line's height, where
     reading order climbs back up the page (the next column, the next page) after a closed
-    sentence. {} when the lines carry no positions."""
+    sentence, and at a heading of capitalised words and the line after it (SP 800-64 Appendix E
+    sets "Spiral Model" as close under the RAD paragraph as its own lines: one paragraph, by gaps
+    alone). {} when the lines carry no positions."""
     lines = sorted((ln for ln in p.lines if ln.kind == "text" and ln.y0 is not None and ln.y1 is not None
                     and not _is_vertical(ln)), key=lambda ln: ln.line_num)
     if not lines:
@@ -613,14 +615,16 @@ def _paragraphs(p: Passage) -> dict[int, int]:
     heights = sorted(ln.y1 - ln.y0 for ln in lines)
     height = heights[len(heights) // 2] or 1.0
     out: dict[int, int] = {}
-    para, prev = 0, None
+    para, prev, after_heading = 0, None, False
     for ln in lines:
+        t = ln.text.strip()
+        heading = prev is not None and is_heading(t, prev.text) and bool(TITLED.match(t) or NUMBERED_HEADING.match(t))
         if prev is not None:
             gap = ln.y0 - prev.y1
-            if gap > PARAGRAPH_GAP * height or (ln.y0 < prev.y0 - 1 and _CLOSED.search(prev.text)):
+            if gap > PARAGRAPH_GAP * height or (ln.y0 < prev.y0 - 1 and _CLOSED.search(prev.text)) or heading or after_heading:
                 para += 1
         out[ln.line_num] = para
-        prev = ln
+        prev, after_heading = ln, heading
     return out
 
 

@@ -2457,6 +2457,32 @@ def test_paragraphs_follow_the_white_space_between_them():
     assert _paragraphs(_passage(["no positions here."])) == {}
 
 
+SDLC_MODELS = [[
+    "Rapid Application Development (RAD) is a development methodology that creates an",
+    "application more quickly by employing techniques aimed at speeding application development. In exchange",
+    "for faster development, some compromises in functionality and performance may be realized.",
+    "Spiral Model",
+    "The Spiral Model is a development methodology that combines the features of the prototype and",
+    "waterfall models. This same process is then repeated for subsequent prototypes.",
+]]
+
+
+def test_a_heading_opens_a_paragraph_without_white_space_above_it():
+    """SP 800-64 Appendix E sets each model's heading as close under the paragraph before as
+    that paragraph's own lines: "What is the Spiral Model?" quoted the RAD paragraph's last two
+    sentences with the Spiral Model's definition, as its paragraph."""
+    from docintel.generation.extractive import _paragraphs
+
+    assert _paragraphs(_laid_out(SDLC_MODELS)) == {1: 0, 2: 0, 3: 0, 4: 1, 5: 2, 6: 2}
+    # 1040NR p13's narrow column: a sentence's first words on a short line are no heading
+    column = [["Enter the total amount of those", "distributions on line 16a.", "You may have to pay",
+               "an additional tax if you received an", "early distribution. See the instructions for line 55."]]
+    assert set(_paragraphs(_laid_out(column)).values()) == {0}
+    out = _generate("What is the Spiral Model?", [_laid_out(SDLC_MODELS)])
+    assert out.answer.startswith('"The Spiral Model is a development methodology'), out.answer
+    assert "In exchange for faster development" not in out.answer
+
+
 def test_a_real_answer_quotes_the_sentence_after_it_in_its_paragraph(fr_store):
     """The 737 MAX AD defines the IAS DISAGREE alert in one sentence and the ALT DISAGREE alert
     in the next one of the same paragraph, which shares almost no word with the question."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Mapping
 
 SUFFIXES = (
     "ations",
@@ -123,6 +124,9 @@ first words of a sentence wrapped in a narrow column ("You may have to pay an").
 NUMBERED_HEADING = re.compile(rf"^(?:\d+(?:\.\d+)+|[A-Z](?:\.\d+)+)\s+{_TITLE_WORDS}")
 """A numbered heading of any length, its words capitalised ("2.3.4 Sharing Information With
 Outside Parties"); not a line a sentence wraps onto ("2.4 GHz band, where ...")."""
+_CAPITALS_HEADING = re.compile(r"^[^a-z.:;,]*[A-Z]{2,}[^a-z.:;,]*\s[^a-z.:;,]*[A-Z]{2,}[^a-z.:;,]*$")
+"""A line of capitals, two words or more and no end punctuation ("ESTIMATED COSTS"); not one
+word (1040NR's bold "CAUTION" label beside a sentence it sits in, an acronym list's "CSIRT")."""
 _SENTENCE_END_IN = re.compile(r"[a-z]\.\s+[A-Z]")
 """A sentence ending inside a line ("Standard deduction. You cannot take"): no heading's words."""
 _FINISHED = re.compile(r"[.!?:]\)?(?:\s*\d{1,2})?$")
@@ -149,20 +153,28 @@ def is_heading(t: str, prev_text: str) -> bool:
     )
 
 
-def join_lines(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]]:
+def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = None) -> tuple[str, list[tuple[int, int]]]:
     """Join ``(line_num, text)`` lines into running text (de-hyphenating; headings and list
-    items on lines of their own), with the char offset where each line starts."""
+    items on lines of their own), with the char offset where each line starts.
+
+    ``set_as``: line_num -> how the line's type sets it among its neighbours, where the parse
+    knows (:func:`docintel.retrieval.region.mark_type`). A short line set as ``"body"`` that the
+    next line runs on is the start of a sentence wrapped in a narrow column ("Generally, you are
+    considered a" | "resident alien if you meet ..."), not a heading, however short. A line of
+    capitals set as ``"heading"`` is a heading wherever it stands ("ESTIMATED COSTS" between two
+    lines of one sentence)."""
+    set_as = set_as or {}
     text = ""
     spans: list[tuple[int, int]] = []
     heading_open = False
     marker = False  # the line before was a bullet alone ("•" / "What percentage ...?")
-    for num, t in lines:
-        t = t.strip()
-        if not t:
-            continue
-        heading = not marker and (is_heading(t, text) or (
-            heading_open and len(t.split()) <= 5 and not t.endswith(".") and not _SENTENCE_END_IN.search(t)
-        ) or (CAPTION_LINE.match(t) is not None and not t.endswith(".")))
+    kept = [(num, t.strip()) for num, t in lines if t.strip()]
+    for i, (num, t) in enumerate(kept):
+        wrapped = set_as.get(num) == "body" and i + 1 < len(kept) and runs_on(kept[i + 1][1])
+        heading = not marker and ((is_heading(t, text) and (not wrapped or NUMBERED_HEADING.match(t) is not None)) or (
+            heading_open and not wrapped and len(t.split()) <= 5 and not t.endswith(".") and not _SENTENCE_END_IN.search(t)
+        ) or (CAPTION_LINE.match(t) is not None and not t.endswith(".")) or (
+            set_as.get(num) == "heading" and _CAPITALS_HEADING.match(t) is not None))
         if marker:  # the item a lone bullet marks goes on its line
             text += " "
         elif (
@@ -200,9 +212,10 @@ def sentence_at(text: str, start: int, end: int) -> str:
     return text[a:b].strip()
 
 
-def split_sentences(lines: list[tuple[int, str]]) -> list[tuple[str, list[int]]]:
-    """The sentences of the joined ``lines``, each with the line_nums it spans."""
-    text, spans = join_lines(lines)
+def split_sentences(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = None) -> list[tuple[str, list[int]]]:
+    """The sentences of the joined ``lines``, each with the line_nums it spans (``set_as``: see
+    :func:`join_lines`)."""
+    text, spans = join_lines(lines, set_as)
     out: list[tuple[str, list[int]]] = []
     starts = {off for off, _ in spans}  # where a line starts in ``text``
     pos = 0

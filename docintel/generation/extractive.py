@@ -522,7 +522,7 @@ def _sentences(p: Passage) -> list[_Sentence]:
     prose = [(ln.line_num, ln.text) for ln in p.lines
              if ln.kind not in ("table_row", "header", "footnote", "figure_text") and ln.line_num not in margin]
     notes = [(ln.line_num, ln.text) for ln in p.lines if ln.kind == "footnote"]  # apart from the text they annotate
-    body = split_sentences(prose)
+    body = split_sentences(prose, p.set_as())
     out = [_Sentence(p, text, nums, k, is_note=k >= len(body)) for k, (text, nums) in enumerate(body + split_sentences(notes))]
     rows = [ln for ln in p.lines if ln.kind == "table_row"]
     if rows:  # each table row is a "sentence" of its own: its cells with their headers

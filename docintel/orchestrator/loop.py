@@ -438,18 +438,20 @@ def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: 
         if cited is not None and not spans:
             continue
         lines = [(ln.line_num, ln.text) for ln in p.lines if not spans or any(a <= ln.line_num <= b for a, b in spans)]
-        yield from _mentions_in(p.doc_id, p.page, lines, resolver, attempted)
+        yield from _mentions_in(p.doc_id, p.page, lines, resolver, attempted, p.set_as())
 
 
-def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver: Any, attempted: set[tuple]):
-    """:func:`_mentions` of one page's ``lines`` ((line number, text), in order)."""
+def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver: Any, attempted: set[tuple],
+                 set_as: dict[int, str] | None = None):
+    """:func:`_mentions` of one page's ``lines`` ((line number, text), in order; ``set_as``: how
+    their type sets them, :func:`docintel.text.join_lines`)."""
     from docintel.references.detect import find_mentions, is_external
     from docintel.schemas.answers import Origin
     from docintel.text import join_lines, sentence_at
 
     if not lines:
         return
-    text, starts = join_lines(lines)
+    text, starts = join_lines(lines, set_as or {})
     for m in find_mentions(text):
         line = max(((at, num) for at, num in starts if at <= m.start), default=(0, lines[0][0]))[1]
         ref = m.ref.model_copy(update={"doc_id": doc_id, "origin": Origin(page=page, line=line)})
@@ -566,7 +568,7 @@ def _described_mention(passages: list[Any], mentions: list[Any], premise: Any, s
     weights = keyword_weights(premise, premise.weights)
     best: tuple[float, int, set[int]] | None = None
     for p in passages:
-        sentences = split_sentences([(ln.line_num, ln.text) for ln in p.lines])
+        sentences = split_sentences([(ln.line_num, ln.text) for ln in p.lines], p.set_as())
         for i, (text, _) in enumerate(sentences):
             weight = held(stems(text), weights)
             if weight > 0 and (best is None or weight > best[0]):

@@ -233,8 +233,9 @@ characters or more) score 68-97; one noise line of the ingest OCR (31.8) still g
 def page_lines(store: Store, doc_id: str, pages: list[int]) -> pd.DataFrame:
     """The best-parse lines of ``pages`` without running headers and footers, footnotes marked
     (:func:`docintel.retrieval.region.drop_margins`), and without a page OCR's noise lines
-    (OCR_NOISE_CONFIDENCE; a figure's OCR labels are kept): what every passage is cut from."""
-    from docintel.retrieval.region import drop_margins
+    (OCR_NOISE_CONFIDENCE; a figure's OCR labels are kept), each marked with how its type sets
+    it (``set_as``, :func:`docintel.retrieval.region.mark_type`): what every passage is cut from."""
+    from docintel.retrieval.region import drop_margins, mark_type
     from docintel.store.view import BASELINE_METHODS, best_lines
 
     wanted = sorted({int(p) for p in pages})
@@ -251,7 +252,7 @@ def page_lines(store: Store, doc_id: str, pages: list[int]) -> pd.DataFrame:
     if "confidence" in lines and "in_base" in lines:
         noise = (lines["confidence"] < OCR_NOISE_CONFIDENCE) & lines["in_base"].fillna(True).astype(bool)
         lines = lines[~noise.fillna(False).to_numpy()]
-    return drop_margins(lines, {p: h for p, h in heights.items() if p in wanted}, nearby=nearby)
+    return mark_type(drop_margins(lines, {p: h for p, h in heights.items() if p in wanted}, nearby=nearby))
 
 
 def _heights(store: Store, doc_id: str, pages: list[int]) -> dict[int, float]:

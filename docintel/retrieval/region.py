@@ -12,6 +12,7 @@ import bisect
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -36,8 +37,8 @@ class Sentence:
     ranges: list[tuple[float, float]] = field(default_factory=list)  # a bracket table row's (low, high)
 
 
-def split_sentences(lines: list[tuple[int, str]]) -> list[Sentence]:
-    return [Sentence(text, nums) for text, nums in _split_sentences(lines)]
+def split_sentences(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = None) -> list[Sentence]:
+    return [Sentence(text, nums) for text, nums in _split_sentences(lines, set_as)]
 
 
 def keyword_weights(parsed: ParsedQuestion, idf: dict[str, float] | None = None) -> dict[str, float]:
@@ -123,7 +124,7 @@ def _units(lines: pd.DataFrame) -> list[Sentence]:
     is_row = kinds.eq("table_row") & lines["cells"].notna() if "cells" in lines else kinds.eq("_none_")
     foot = kinds.eq("footnote")
     prose = lines[~is_row & ~foot]
-    out = split_sentences(list(zip(prose["line_num"].astype(int), prose["text"].astype(str))))
+    out = split_sentences(list(zip(prose["line_num"].astype(int), prose["text"].astype(str))), type_marks(prose))
     if foot.any():  # each footnote block apart from the sentences its marks sit in
         notes = lines[foot]
         out += split_sentences(list(zip(notes["line_num"].astype(int), notes["text"].astype(str))))
@@ -407,6 +408,45 @@ def mark_footnotes(lines: pd.DataFrame, heights: dict[int, float]) -> pd.DataFra
     return out
 
 
+def mark_type(lines: pd.DataFrame) -> pd.DataFrame:
+    """``lines`` with a column ``set_as``: how a text line's type sets it against its neighbours
+    (read in line order on its page), for :func:`docintel.text.join_lines`:
+
+    - ``"body"``: set in the same type as the line after it, neither bold nor larger. Nothing sets
+      it apart as a heading, so a short one the next line runs on is a sentence's start.
+    - ``"heading"``: set larger than the lines on both sides of it, or bold between lines that are
+      not: a heading, even where the column it ends runs on past it (the Federal Register sets
+      "ESTIMATED COSTS" at the foot of a column whose sentence goes on at the top of the next).
+    - None: neither, or the parse gave no type (OCR, a table parse).
+
+    Read against the neighbours, not a page-wide body size: a Federal Register page may set more
+    of its characters in its 7 pt notes than in its 9 pt columns."""
+    if lines.empty or "font_size" not in lines or "bold" not in lines:
+        return lines.assign(set_as=None)
+    text = lines[kinds_of(lines).eq("text")].sort_values(["page_num", "line_num"])
+    size = text["font_size"].astype(float)
+    bold = text["bold"].astype("boolean")
+    pages = text.groupby("page_num")
+    sizes = {k: pages["font_size"].shift(k).astype(float) for k in (-1, 1)}
+    bolds = {k: pages["bold"].shift(k).astype("boolean") for k in (-1, 1)}
+    body = (bold.eq(False) & bolds[-1].eq(False) & (size <= sizes[-1] + 0.5)).fillna(False)
+    larger = (size > sizes[-1] + 0.5) & (size > sizes[1] + 0.5)
+    stands_out = bold.eq(True) & bolds[-1].eq(False) & bolds[1].eq(False)
+    heading = (larger | stands_out).fillna(False)
+    marks = pd.Series(None, index=text.index, dtype=object)
+    marks[body.astype(bool)] = "body"
+    marks[heading.astype(bool)] = "heading"
+    return lines.assign(set_as=marks.reindex(lines.index))
+
+
+def type_marks(lines: pd.DataFrame) -> dict[int, str]:
+    """line_num -> ``set_as`` of the marked ``lines`` (:func:`mark_type`)."""
+    if "set_as" not in lines:
+        return {}
+    marked = lines[lines["set_as"].isin(["body", "heading"])]
+    return dict(zip(marked["line_num"].astype(int), marked["set_as"].astype(str)))
+
+
 # -- sentences across a page break ---------------------------------------------------------------
 
 _BODY_WORDS = 6
@@ -527,6 +567,7 @@ def to_passage_lines(lines: pd.DataFrame) -> list[PassageLine]:
                 cells=cells,
                 object_key=r.get("object_key") if isinstance(r.get("object_key"), str) else None,
                 x0=as_float(r.get("x0")), y0=as_float(r.get("y0")), x1=as_float(r.get("x1")), y1=as_float(r.get("y1")),
+                set_as=r.get("set_as") if r.get("set_as") in ("body", "heading") else None,
             )
         )
     return out

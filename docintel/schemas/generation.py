@@ -41,6 +41,8 @@ class PassageLine(BaseModel):
     y0: float | None = None
     x1: float | None = None
     y1: float | None = None
+    set_as: str | None = Field(None, description='How its type sets it against the lines around it: "body" (the '
+                               'type of the line after it) or "heading" (larger or bold between lines that are not).')
 
 
 class Passage(Citation):
@@ -64,6 +66,10 @@ class Passage(Citation):
     @property
     def text(self) -> str:
         return "\n".join(line.text for line in self.lines)
+
+    def set_as(self) -> dict[int, str]:
+        """line_num -> how its type sets each line that has a mark (``PassageLine.set_as``)."""
+        return {line.line_num: line.set_as for line in self.lines if line.set_as}
 
     def citation(self, line_start: int | None = None, line_end: int | None = None) -> Citation:
         """A Citation for this passage, optionally narrowed to a line span (the parsing method

@@ -896,6 +896,71 @@ def test_a_run_in_heading_is_read_with_the_sentence_its_line_goes_on_with():
     assert [t for t, _ in out] == ["Use the column.", "Yes.", "The next one"]
 
 
+def test_a_short_line_in_body_type_that_the_next_line_runs_on_is_no_heading():
+    """1040NR p2's narrow column: "Generally, you are considered a" comes after a finished
+    sentence and has five words, so it was read as a heading and cut its sentence in two. Set
+    in the body type, with the next line running on, it is a sentence's start; a line without
+    its type known, or whose next line does not run on, is read as before."""
+    lines = [(88, "nonresident alien for tax purposes."), (89, "Generally, you are considered a"),
+             (90, "resident alien if you meet either the"), (91, "green card test.")]
+    whole = "Generally, you are considered a resident alien if you meet either the green card test."
+    assert (whole, [89, 90, 91]) in split_sentences(lines, {n: "body" for n in (88, 89, 90, 91)})
+    assert whole not in [t for t, _ in split_sentences(lines)]  # type unknown: a heading, as before
+    # a heading set apart by its type stays a heading; so does one in body type the next line does not run on
+    heading = [(1, "tax purposes."), (2, "Nonresident Alien"), (3, "if you are not a citizen.")]
+    assert [t for t, _ in split_sentences(heading, {1: "body", 2: "heading", 3: "body"})][1] == "Nonresident Alien"
+    titled = [(1, "tax purposes."), (2, "Spiral Model"), (3, "The Spiral Model is a methodology.")]
+    assert [t for t, _ in split_sentences(titled, {n: "body" for n in (1, 2, 3)})][1] == "Spiral Model"
+    # a numbered item in body type starts afresh and goes on with its next line
+    item = [(1, "who must file."), (2, "3. You represent a deceased"), (3, "person who would have had to file.")]
+    assert split_sentences(item, {n: "body" for n in (1, 2, 3)})[-1] == ("3. You represent a deceased person who would have had to file.", [2, 3])
+
+
+def test_page_lines_mark_the_body_type_and_its_sentences_run_whole(i1040nr_store):
+    """On the real page the mark comes from the parse's type: 1040NR p2 sets its headings in
+    bold 14 pt and its prose in 9.5 pt, so the narrow column's sentences are read whole. The
+    Federal Register sets "ESTIMATED COSTS" in 10 pt at the foot of a 9 pt column whose sentence
+    goes on at the top of the next: a heading there, not words of that sentence."""
+    from docintel.retrieval import page_lines
+    from docintel.retrieval.region import _units
+    from docintel.store.store import Store
+
+    store = Store(i1040nr_store.store)
+    doc = store.resolve_docs(["i1040nr.pdf"])[0]
+    page = page_lines(store, doc, [2])
+    heading = page[page["text"].str.strip().eq("Nonresident Alien")]
+    assert not heading.empty and not heading["set_as"].eq("body").any()
+    units = [u.text for u in _units(page.sort_values("line_num"))]
+    assert ("Generally, you are considered a resident alien if you meet either the green card test or the "
+            "substantial presence test for 2007.") in units
+    assert "You are generally considered a nonresident alien for the year if you are not a U.S. resident under " \
+           "either of these tests." in units
+
+
+def test_a_heading_in_capitals_set_apart_by_its_type_ends_the_sentence_it_interrupts():
+    """The Federal Register sets "ESTIMATED COSTS" in 10 pt at the foot of a 9 pt column; read
+    in column order (escalated), the sentence it ends goes on at the top of the next column. It
+    is a heading there, not words of that sentence ("... Flight Standardization ESTIMATED COSTS
+    Board Report at ..." made the 737 MAX AD's page on pilot training look like the cost
+    estimate). The column's sentences, which wrap after a finished sentence, are read whole."""
+    import pandas as pd
+
+    from docintel.retrieval.region import _units, mark_type
+
+    rows = [("the operational evaluation on pilot", 9.0), ("training. The FAA, through an operational", 9.0),
+            ("evaluation, will assess the impact.", 9.0), ("The FAA will post the draft", 9.0),
+            ("Boeing 737 Flight Standardization", 9.0), ("ESTIMATED COSTS", 10.0),
+            ("Board Report at https://www.faa.gov/", 9.0), ("aircraft/draft_docs/fsb/ for public", 9.0),
+            ("comment.", 9.0)]
+    page = pd.DataFrame({"page_num": 5, "line_num": range(113, 113 + len(rows)), "text": [t for t, _ in rows],
+                         "font_size": [f for _, f in rows], "bold": False, "kind": "text"})
+    marked = mark_type(page)
+    assert marked.loc[marked["text"].eq("ESTIMATED COSTS"), "set_as"].tolist() == ["heading"]
+    units = [u.text for u in _units(marked)]
+    assert "ESTIMATED COSTS" in units, units
+    assert "The FAA will post the draft Boeing 737 Flight Standardization" in units, units
+
+
 def test_an_initialism_ends_no_sentence():
     """1040NR p12: "See Dispositions of U.S. Real Property Interests on page 6." was cut after
     "U.S.", so the pointer's sentence read "Real Property Interests on page 6." and held none of

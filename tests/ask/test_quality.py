@@ -1316,6 +1316,29 @@ def test_a_list_running_on_to_the_next_page_brings_its_items():
     assert head_sentence(prose).empty
 
 
+def test_a_list_running_on_brings_its_items_wrapped_under_a_hanging_indent():
+    """CSWP 29 p11 ends on Fig. 3's caption under "The steps shown in Fig. 3 and summarized
+    below ..."; p12 opens with the five steps, numbered at 90 pt, their lines wrapped at 108 pt,
+    most of them opening with a capital ("Organizational Profiles as desired, ..."), then a
+    paragraph at 72 pt. Read up to the first capitalised line, only step 1 came; the question
+    asked what step 2 gathers and what step 4 yields."""
+    from docintel.retrieval.region import head_sentence
+
+    rows = [("1. Scope the Organizational Profile. Document the high-level facts and assumptions on", 90.0),
+            ("which the Profile will be based to define its scope. An organization can have as many", 108.0),
+            ("Organizational Profiles as desired, each with a different scope. For example, a Profile", 108.0),
+            ("2. Gather the information needed to prepare the Organizational Profile. Examples of", 90.0),
+            ("information may include organizational policies, risk management priorities and", 108.0),
+            ("Business impact analysis (BIA) registers and enterprise risk profiles.", 108.0)]
+    rows += [(f"Line {k} of a long step, wrapped under its number and opening with a capital.", 108.0) for k in range(12)]
+    rows += [("4. Analyze the gaps between the Current and Target Profiles, and create an action plan.", 90.0),
+             ("Given the importance of continual improvement, an organization can repeat these steps as", 72.0),
+             ("often as needed.", 72.0)]
+    start = _page([(t, "text") for t, _ in rows]).assign(x0=[x for _, x in rows])
+    assert list(head_sentence(start)["line_num"]) == list(range(1, 20))  # the steps, not the paragraph after them
+    assert list(head_sentence(start.drop(columns="x0"))["line_num"]) == [1, 2]  # without positions: as before
+
+
 def test_a_page_that_opens_with_an_o_bulleted_item_opens_afresh():
     """CSWP 29 p22-23: p22 ends on the item "o GV.SC-04: Suppliers are known and prioritized by
     criticality" (no full stop, as the Core's items have none) and p23 opens on "o GV.SC-05: ...".

@@ -424,27 +424,36 @@ def mark_type(lines: pd.DataFrame) -> pd.DataFrame:
     if lines.empty or "font_size" not in lines or "bold" not in lines:
         return lines.assign(set_as=None)
     text = lines[kinds_of(lines).eq("text")].sort_values(["page_num", "line_num"])
-    size = text["font_size"].astype(float)
-    bold = text["bold"].astype("boolean")
-    pages = text.groupby("page_num")
-    sizes = {k: pages["font_size"].shift(k).astype(float) for k in (-1, 1)}
-    bolds = {k: pages["bold"].shift(k).astype("boolean") for k in (-1, 1)}
-    body = (bold.eq(False) & bolds[-1].eq(False) & (size <= sizes[-1] + 0.5)).fillna(False)
-    larger = (size > sizes[-1] + 0.5) & (size > sizes[1] + 0.5)
-    stands_out = bold.eq(True) & bolds[-1].eq(False) & bolds[1].eq(False)
-    heading = (larger | stands_out).fillna(False)
-    marks = pd.Series(None, index=text.index, dtype=object)
-    marks[body.astype(bool)] = "body"
-    marks[heading.astype(bool)] = "heading"
-    return lines.assign(set_as=marks.reindex(lines.index))
+    n = len(text)
+    page = text["page_num"].to_numpy()
+    size = text["font_size"].to_numpy(dtype=float, na_value=np.nan)
+    bold = text["bold"].map({True: 1.0, False: 0.0}).to_numpy(dtype=float, na_value=np.nan)  # NaN: not known
+
+    def neighbour(values: np.ndarray, step: int) -> np.ndarray:
+        """Each line's neighbour's value on its page (``step`` 1: the line after), else NaN."""
+        out = np.full(n, np.nan)
+        if n > 1:
+            src = slice(step, None) if step > 0 else slice(None, step)
+            dst = slice(None, -step) if step > 0 else slice(-step, None)
+            same = page[src] == page[dst]
+            out[dst] = np.where(same, values[src], np.nan)
+        return out
+
+    after_size, before_size = neighbour(size, 1), neighbour(size, -1)
+    after_bold, before_bold = neighbour(bold, 1), neighbour(bold, -1)
+    with np.errstate(invalid="ignore"):
+        body = (bold == 0) & (after_bold == 0) & (size <= after_size + 0.5)
+        larger = (size > after_size + 0.5) & (size > before_size + 0.5)
+        stands_out = (bold == 1) & (after_bold == 0) & (before_bold == 0)
+    marks = np.where(larger | stands_out, "heading", np.where(body, "body", None))
+    return lines.assign(set_as=pd.Series(marks, index=text.index, dtype=object).reindex(lines.index))
 
 
 def type_marks(lines: pd.DataFrame) -> dict[int, str]:
     """line_num -> ``set_as`` of the marked ``lines`` (:func:`mark_type`)."""
     if "set_as" not in lines:
         return {}
-    marked = lines[lines["set_as"].isin(["body", "heading"])]
-    return dict(zip(marked["line_num"].astype(int), marked["set_as"].astype(str)))
+    return {int(n): m for n, m in zip(lines["line_num"].tolist(), lines["set_as"].tolist()) if m in ("body", "heading")}
 
 
 # -- sentences across a page break ---------------------------------------------------------------

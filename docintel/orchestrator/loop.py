@@ -451,7 +451,7 @@ def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver:
 
     if not lines:
         return
-    text, starts = join_lines(lines, set_as or {})
+    text, starts = join_lines(lines, set_as)
     for m in find_mentions(text):
         line = max(((at, num) for at, num in starts if at <= m.start), default=(0, lines[0][0]))[1]
         ref = m.ref.model_copy(update={"doc_id": doc_id, "origin": Origin(page=page, line=line)})

@@ -1043,6 +1043,10 @@ _TARGET_HEAD = re.compile(r'^([A-Z][^"\n:]{0,80} \(page [^)"]+\)): "')
 
 
 _POINTS_ON = "the closest passage points on:"
+_NOT_DIRECTLY = "The retrieved pages do not answer this directly"
+_THROUGH_A_POINTER = "The retrieved pages answer this through a pointer"
+"""How an answer read from where the closest passage points opens, once that answers it all
+(not "do not answer this directly (looked for: ...)", which undersells a complete answer)."""
 
 
 def _quoted_once(answer: str) -> str:
@@ -1306,7 +1310,7 @@ class ExtractiveGenerator:
             if leads and named_here:  # the page the premise describes, where the pointer it names is written
                 text = f"Followed {' and '.join(repr(n) for n in named_here)} from the page the question describes:"
             elif leads:
-                text = f"The retrieved pages do not answer this directly (looked for: {missing}); {_POINTS_ON}"
+                text = f"{_NOT_DIRECTLY} (looked for: {missing}); {_POINTS_ON}"
             elif best is not None and best.coverage > 0:
                 text += f' Closest passage (page {best.passage.page_label}): "{best.text}"'
                 citations.append(best.passage.citation(best.line_nums[0], best.line_nums[-1]))
@@ -1442,6 +1446,8 @@ class ExtractiveGenerator:
             if gaps:  # the quoted text is about the topic but does not answer all of it
                 completeness = Completeness.partial
                 parts.append("Partial answer: the cited text " + "; ".join(gaps) + ".")
+            elif ours is not None and ours.startswith(_NOT_DIRECTLY):
+                parts = [f"{_THROUGH_A_POINTER}; {_POINTS_ON}" if t is ours else t for t in parts]
         return GeneratedAnswer(
             answer="\n".join(parts), citations=citations, pending_references=pending,
             answer_completeness=completeness,

@@ -180,6 +180,10 @@ def test_the_closest_passage_is_followed_to_what_it_points_at(policy_store, monk
     assert "250,000" in out["answer"]
     ref = [c for c in out["citations"] if c["retrieved_via"] == "reference"]
     assert ref and ref[0]["page"] == 2 and ref[0]["referenced_from"] == {"page": 1, "line": 2}
+    # complete, it says the pages answered through the pointer, not that they did not answer
+    assert out["answer_completeness"] == "complete"
+    assert out["answer"].startswith("The retrieved pages answer this through a pointer; the closest passage points on:\n")
+    assert "do not answer this directly" not in out["answer"]
 
 
 def test_the_page_a_premise_describes_is_read_and_its_pointer_followed_first(policy_store, monkeypatch):

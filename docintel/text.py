@@ -162,13 +162,18 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
     next line runs on is the start of a sentence wrapped in a narrow column ("Generally, you are
     considered a" | "resident alien if you meet ..."), not a heading, however short. A line of
     capitals set as ``"heading"`` is a heading wherever it stands ("ESTIMATED COSTS" between two
-    lines of one sentence)."""
+    lines of one sentence). After a line set ``"beside"`` the line after it, the next cell of a
+    table's row, starts afresh unless it runs on ("File integrity checking software" | "File
+    integrity checking software can detect ...") or the line set beside it is a label ending in
+    a colon ("1. Number of qualifying children:" | "X $1,000."). A line set ``"aside"`` (a margin
+    icon's "CAUTION") is left out."""
     set_as = set_as or {}
     text = ""
     spans: list[tuple[int, int]] = []
     heading_open = False
     marker = False  # the line before was a bullet alone ("•" / "What percentage ...?")
-    kept = [(num, t.strip()) for num, t in lines if t.strip()]
+    cell = False  # the line before was set beside this one
+    kept = [(num, t.strip()) for num, t in lines if t.strip() and set_as.get(num) != "aside"]
     for i, (num, t) in enumerate(kept):
         wrapped = set_as.get(num) == "body" and i + 1 < len(kept) and runs_on(kept[i + 1][1])
         heading = not marker and ((is_heading(t, text) and (not wrapped or NUMBERED_HEADING.match(t) is not None)) or (
@@ -178,8 +183,8 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
         if marker:  # the item a lone bullet marks goes on its line
             text += " "
         elif (
-            heading or heading_open or BULLET.match(t)
-        ):  # a heading or a list item starts afresh
+            heading or heading_open or BULLET.match(t) or (cell and not runs_on(t))
+        ):  # a heading, a list item or a table's next cell starts afresh
             text += "\n"
         elif (
             text.endswith("-")
@@ -197,6 +202,7 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
             text += " "
         marker = LONE_BULLET.match(t) is not None
         heading_open = heading and not marker
+        cell = set_as.get(num) == "beside" and not t.endswith(":")  # "Description:" | "When developing ..." is one
         spans.append((len(text), num))
         text += t
     return text, spans

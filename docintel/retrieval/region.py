@@ -292,7 +292,11 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     # LIFECYCLE MANAGEMENT" down to 60 pt of 792)
     caption = text.str.match(r"(?i)(?:table|figure|fig\.|appendix|annex|chapter|section|part|schedule)\b")
     headish = (text.str.fullmatch(r"[^a-z]*[A-Z][^a-z]*") & ~caption) | text.str.fullmatch(r"(?:\d{1,4}|[ivxlc]{1,6}|[A-Z]-\d{1,3})")
-    margin |= wide_band & (n_words <= 12) & headish
+    number = text.str.fullmatch(r"(?:\d{1,4}|[ivxlc]{1,6}|[A-Z]-\d{1,3})")
+    caps = wide_band & (n_words <= 12) & headish
+    # ... but not the end of a sentence the line over it runs into ("security, you should receive
+    # a Form" | "RRB-1042S.", 1040NR p29, the first line of its column)
+    margin |= caps & (number | ~_set_with_the_text(lines, caps & ~number, under_open=True))
     # a running head of any length set smaller than the page's body text ("FIPS Publication 199
     # Standards for Security Categorization of Federal Information and Information Systems", 8 pt
     # over 10.5 pt body; CSWP 29's "February 26, 2024" at 61 pt)
@@ -319,24 +323,30 @@ _EDGE = 45.0
 """Points from the left edge of the page within which sideways text is a stamp."""
 
 
-def _set_with_the_text(lines: pd.DataFrame, band: pd.Series) -> pd.Series:
+def _set_with_the_text(lines: pd.DataFrame, band: pd.Series, under_open: bool = False) -> pd.Series:
     """Lines of ``band`` set at the body's line spacing from another line over or under them
     (a gap under half a line, overlapping it across): the first or last line of a column set
     close to the edge ("your residency was more than" / "$124,000. This amount is adjusted for",
-    1040NR p7), not a running head or foot, which stands apart from the text."""
+    1040NR p7), not a running head or foot, which stands apart from the text. ``under_open``:
+    only a line over it that ends mid-sentence counts (a running head's second line is set as
+    close under its first: "DIGITAL IDENTITY GUIDELINES:" / "AUTHENTICATION & LIFECYCLE ...")."""
     out = np.zeros(len(lines), dtype=bool)
     if not band.any() or "x0" not in lines:
         return pd.Series(out, index=lines.index)
     page = lines["page_num"].to_numpy()
     x0, x1 = lines["x0"].to_numpy(dtype=float), lines["x1"].to_numpy(dtype=float)
     y0, y1 = lines["y0"].to_numpy(dtype=float), lines["y1"].to_numpy(dtype=float)
+    open_end = ~lines["text"].astype(str).map(_closed).to_numpy(dtype=bool) if under_open else None
     flagged = band.to_numpy()
     for p in np.unique(page[flagged]):
         on = np.flatnonzero(page == p)
         for b in on[flagged[on]]:
             across = (x0[on] < x1[b]) & (x1[on] > x0[b]) & (on != b)
             gap = np.maximum(y0[b] - y1[on], y0[on] - y1[b])  # the white space between the two lines
-            out[b] = bool((across & (gap >= -1) & (gap <= 0.5 * (y1[b] - y0[b]))).any())
+            near = across & (gap >= -1) & (gap <= 0.5 * (y1[b] - y0[b]))
+            if open_end is not None:
+                near &= (y1[on] <= y0[b] + 1) & open_end[on]
+            out[b] = bool(near.any())
     return pd.Series(out, index=lines.index)
 
 
@@ -368,13 +378,21 @@ def mark_footnotes(lines: pd.DataFrame, heights: dict[int, float]) -> pd.DataFra
     in the lower 40% that starts with a note mark ("1 For the purposes of this document ...",
     "32" above "http://nvd.nist.gov/") and is set smaller than the body text or below a wide
     gap, down to the page's end. Read in line order, a footnote lands inside the sentence that
-    carries its mark ("an organization-wide 1 1 For the purposes ... approach to managing")."""
+    carries its mark ("an organization-wide 1 1 For the purposes ... approach to managing").
+    A page read in columns without such a block may end each column in notes of its own
+    (:func:`_column_notes`)."""
     if lines.empty or "font_size" not in lines or "kind" not in lines:
         return lines
     out = lines
     for page_num, page in lines[kinds_of(lines).eq("text")].groupby("page_num"):
         h = heights.get(int(page_num), 0.0)
         if h <= 0 or len(page) < 4:
+            continue
+        notes = _column_notes(page, h)
+        if len(notes):
+            if out is lines:
+                out = lines.copy()
+            out.loc[notes, "kind"] = "footnote"
             continue
         size = page["font_size"].astype(float)
         words = page["text"].astype(str).str.split().str.len()
@@ -408,6 +426,38 @@ def mark_footnotes(lines: pd.DataFrame, heights: dict[int, float]) -> pd.DataFra
     return out
 
 
+_NOTES_FROM = 0.45
+"""A column's notes start in the lower part of the page below this share of its height."""
+
+
+def _column_notes(page: pd.DataFrame, height: float) -> pd.Index:
+    """The note lines at the foot of each column of a page read in columns: from a line in the
+    lower half that starts with a note mark (or, after a column that ended in notes, carries one
+    on) and is set a point or more smaller than the line above it, when every line below it in
+    the column is set no larger, to the column's end. The Federal Register's page 2 ends each of
+    its three columns in 7 pt notes, from half-way down the first: more lines than its 9 pt
+    text, so no page-wide body size sets them apart, and its first column's cut note was read as
+    page 3's opening sentence ("... AOA is measured by each of" | "require operators to ...").
+    Its page 3 starts notes at a different height in each column: a cut across the page at the
+    highest made the first column's 9 pt text below that height a footnote."""
+    if "column" not in page or page["column"].nunique() < 2:
+        return page.index[:0]
+    found: list = []
+    for _, col in page[page["column"].notna()].groupby("column"):
+        col = col.sort_values("y0")
+        size = col["font_size"].to_numpy(dtype=float, na_value=np.nan)
+        top = col["y0"].to_numpy(dtype=float)
+        text = col["text"].astype(str).tolist()
+        carried = bool(found)
+        for i in range(1, len(col)):
+            if top[i] < _NOTES_FROM * height or not (carried or _FOOTNOTE_MARK.match(text[i])):
+                continue
+            if size[i] <= size[i - 1] - 1.0 and bool((size[i:] <= size[i] + 0.1).all()):
+                found.extend(col.index[i:])
+                break
+    return pd.Index(found)
+
+
 def mark_type(lines: pd.DataFrame) -> pd.DataFrame:
     """``lines`` with a column ``set_as``: how a text line's type sets it against its neighbours
     (read in line order on its page), for :func:`docintel.text.join_lines`:
@@ -417,6 +467,16 @@ def mark_type(lines: pd.DataFrame) -> pd.DataFrame:
     - ``"heading"``: set larger than the lines on both sides of it, or bold between lines that are
       not: a heading, even where the column it ends runs on past it (the Federal Register sets
       "ESTIMATED COSTS" at the foot of a column whose sentence goes on at the top of the next).
+    - ``"beside"``: the line after it starts level with it, or with one of the few lines just
+      above it, and right of all of them: the next cell of a table's row or a glossary's entry
+      (SP 800-61's Table 3-1: "File integrity" | "checking" | "software", then "File integrity
+      checking software can detect ..." level with its first line). Its run ends there. Not where
+      a heading's mark applies.
+    - ``"aside"``: a label or glyph of one word set in the margin beside the lines it sits
+      between: no lower case, no digit, set in another size than the line before it and ending
+      left of where that line starts (the 1040NR's "!" | "CAUTION" and "TIP" icons, read in line
+      order inside the sentence they stand beside: "... must be under ! age 17 ..."). It is no
+      word of any sentence.
     - None: neither, or the parse gave no type (OCR, a table parse).
 
     Read against the neighbours, not a page-wide body size: a Federal Register page may set more
@@ -445,8 +505,58 @@ def mark_type(lines: pd.DataFrame) -> pd.DataFrame:
         body = (bold == 0) & (after_bold == 0) & (size <= after_size + 0.5)
         larger = (size > after_size + 0.5) & (size > before_size + 0.5)
         stands_out = (bold == 1) & (after_bold == 0) & (before_bold == 0)
-    marks = np.where(larger | stands_out, "heading", np.where(body, "body", None))
+    beside = _beside(page, text, size)
+    aside = _aside(text, size, before_size, neighbour)
+    marks = np.where(aside, "aside", np.where(larger | stands_out, "heading",
+                                              np.where(beside, "beside", np.where(body, "body", None))))
     return lines.assign(set_as=pd.Series(marks, index=text.index, dtype=object).reindex(lines.index))
+
+
+_ICON_TEXT = re.compile(r"[^\sa-z0-9]+")
+"""A margin label's text: one word, no lower case, no digit ("CAUTION", "TIP", "!")."""
+
+
+def _aside(text: pd.DataFrame, size: np.ndarray, before_size: np.ndarray, neighbour) -> np.ndarray:
+    """For :func:`mark_type`: whether each line is a margin icon's label (see ``"aside"``)."""
+    if not {"x0", "x1"} <= set(text.columns):
+        return np.zeros(len(text), dtype=bool)
+    words = text["text"].astype(str).str.strip()
+    icon = words.str.fullmatch(_ICON_TEXT).to_numpy(dtype=bool) & ~words.str.match(BULLET).to_numpy(dtype=bool)
+    x1 = text["x1"].to_numpy(dtype=float, na_value=np.nan)
+    before_x0 = neighbour(text["x0"].to_numpy(dtype=float, na_value=np.nan), -1)
+    with np.errstate(invalid="ignore"):
+        return icon & (np.abs(size - before_size) >= 0.5) & (x1 < before_x0)
+
+
+_BESIDE_LINES = 5
+"""How many lines above a line the one after it may start level with (a cell's label wraps)."""
+_LEVEL = 2.0
+"""Tops within this many points are level."""
+
+
+def _beside(page: np.ndarray, text: pd.DataFrame, size: np.ndarray) -> np.ndarray:
+    """For :func:`mark_type`: whether each line's next line starts level with it or with one of
+    the _BESIDE_LINES lines before it, more than an em right of every line from that one down
+    (a table's next cell; the next column of a page's text may too, where the column before
+    it is a few lines long: :func:`docintel.text.join_lines` still runs a sentence on into it)."""
+    n = len(text)
+    out = np.zeros(n, dtype=bool)
+    if n < 2 or not {"x0", "x1", "y0"} <= set(text.columns):
+        return out
+    x0, x1, y0 = (text[c].to_numpy(dtype=float, na_value=np.nan) for c in ("x0", "x1", "y0"))
+    nxt = np.arange(n - 1)
+    reach = x1[:-1].copy()  # the right end of the lines from the one level with the next line down
+    with np.errstate(invalid="ignore"):
+        for back in range(_BESIDE_LINES + 1):
+            j = nxt - back
+            ok = j >= 0
+            j = np.where(ok, j, 0)
+            if back:
+                reach = np.maximum(reach, np.where(ok, x1[j], -np.inf))
+            same = ok & (page[nxt + 1] == page[nxt]) & (page[j] == page[nxt])
+            level = np.abs(y0[nxt + 1] - y0[j]) <= _LEVEL
+            out[:-1] |= same & level & (x0[nxt + 1] > reach + size[:-1])
+    return out
 
 
 def type_marks(lines: pd.DataFrame) -> dict[int, str]:

@@ -41,8 +41,10 @@ class PassageLine(BaseModel):
     y0: float | None = None
     x1: float | None = None
     y1: float | None = None
-    set_as: str | None = Field(None, description='How its type sets it against the lines around it: "body" (the '
-                               'type of the line after it) or "heading" (larger or bold between lines that are not).')
+    set_as: str | None = Field(None, description='How it is set against the lines around it: "body" (the '
+                               'type of the line after it), "heading" (larger or bold between lines that are not), '
+                               '"beside" (the line after it starts level with it, further right: a table\'s next cell) or '
+                               '"aside" (a margin icon\'s label: no word of the text).')
 
 
 class Passage(Citation):

@@ -937,6 +937,28 @@ def test_page_lines_mark_the_body_type_and_its_sentences_run_whole(i1040nr_store
            "either of these tests." in units
 
 
+def test_a_margin_icon_read_inside_a_sentence_is_no_word_of_it(i1040nr_store):
+    """The 1040NR sets "!" and "CAUTION" (and "TIP") as an icon in the margin beside a paragraph;
+    read in line order they fall inside its sentences. "!" ended one ("... any !" | "educator
+    expenses ...") and "CAUTION" became a word of the next ("... Form 1040NR, line CAUTION 24.").
+    A list's number, set left of its item in the item's type, stays."""
+    from docintel.retrieval import page_lines
+    from docintel.retrieval.region import _units
+    from docintel.store.store import Store
+
+    store = Store(i1040nr_store.store)
+    doc = store.resolve_docs(["i1040nr.pdf"])[0]
+    page = page_lines(store, doc, [28])
+    icons = page[page["text"].str.strip().isin(["!", "CAUTION", "TIP"])]
+    assert len(icons) == 3 and icons["set_as"].eq("aside").all()
+    units = [u.text for u in _units(page.sort_values("line_num"))]
+    assert "Do not include on line 9 any educator expenses you deducted on Form 1040NR, line 24." in units
+    assert "If you used your own vehicle and item (2) above does not apply, you may be able to file Form 2106-EZ " \
+           "instead." in units
+    numbers = page_lines(store, doc, [18])
+    assert not numbers[numbers["text"].str.strip().isin(["2.", "3.", "4."])]["set_as"].eq("aside").any()
+
+
 def test_a_heading_in_capitals_set_apart_by_its_type_ends_the_sentence_it_interrupts():
     """The Federal Register sets "ESTIMATED COSTS" in 10 pt at the foot of a 9 pt column; read
     in column order (escalated), the sentence it ends goes on at the top of the next column. It
@@ -959,6 +981,89 @@ def test_a_heading_in_capitals_set_apart_by_its_type_ends_the_sentence_it_interr
     units = [u.text for u in _units(marked)]
     assert "ESTIMATED COSTS" in units, units
     assert "The FAA will post the draft Boeing 737 Flight Standardization" in units, units
+
+
+def test_a_table_cell_beside_the_next_ends_its_run_and_a_column_running_on_does_not():
+    """SP 800-61's Table 3-1 (p36) sets each source's label in a narrow cell ("File integrity" |
+    "checking" | "software") and its description beside it, level with the label's first line.
+    Read as body type, the label ran into the description's first sentence ("File integrity
+    checking software File integrity checking software can detect ..."). The line after a label
+    cell starts afresh; the Federal Register's two-line column (p9) still runs on into the next
+    column level with it ("replace the existing Runaway Stabilizer" | "paragraph with the
+    information in figure 3 ...")."""
+    import pandas as pd
+
+    from docintel.retrieval.region import _units, mark_type
+
+    rows = [(33, "other content, so alerts from antispam software may indicate attack attempts.", 149, 420, 520),
+            (34, "File integrity", 77, 435, 128), (35, "checking", 77, 446, 111), (36, "software", 77, 456, 112),
+            (37, "File integrity checking software can detect changes made to important files during incidents. It", 149, 435, 530),
+            (38, "uses a hashing algorithm to obtain a cryptographic checksum for each designated file.", 149, 446, 512)]
+    page = pd.DataFrame({"page_num": 36, "line_num": [r[0] for r in rows], "text": [r[1] for r in rows],
+                         "x0": [float(r[2]) for r in rows], "y0": [float(r[3]) for r in rows], "x1": [float(r[4]) for r in rows],
+                         "font_size": 9.0, "bold": False, "kind": "text"})
+    marked = mark_type(page)
+    assert marked.set_index("line_num")["set_as"].get(36) == "beside"
+    units = [u.text for u in _units(marked)]
+    assert "File integrity checking software" in units, units
+    assert "File integrity checking software can detect changes made to important files during incidents." in units, units
+
+    rows = [(3, "(4) In the Operating Procedures chapter,", 53, 667, 190), (4, "replace the existing Runaway Stabilizer", 45, 676, 198),
+            (5, "paragraph with the information in figure 3 to", 222, 667, 380), (6, "paragraph (h)(4) of this AD.", 222, 676, 330)]
+    page = pd.DataFrame({"page_num": 9, "line_num": [r[0] for r in rows], "text": [r[1] for r in rows],
+                         "x0": [float(r[2]) for r in rows], "y0": [float(r[3]) for r in rows], "x1": [float(r[4]) for r in rows],
+                         "font_size": 8.0, "bold": False, "kind": "text"})
+    units = [u.text for u in _units(mark_type(page))]
+    assert units == ["(4) In the Operating Procedures chapter, replace the existing Runaway Stabilizer paragraph with the "
+                     "information in figure 3 to paragraph (h)(4) of this AD."], units
+    # a label that ends in a colon is read with the cell beside it (1040NR p21's worksheet)
+    rows = [(125, "Who Must Use Pub. 972 above. Instead, use Pub. 972.", 268, 494, 480),
+            (126, "1. Number of qualifying children:", 222, 515, 350), (127, "X $1,000.", 409, 515, 445)]
+    page = pd.DataFrame({"page_num": 21, "line_num": [r[0] for r in rows], "text": [r[1] for r in rows],
+                         "x0": [float(r[2]) for r in rows], "y0": [float(r[3]) for r in rows], "x1": [float(r[4]) for r in rows],
+                         "font_size": 9.0, "bold": False, "kind": "text"})
+    marked = mark_type(page)
+    assert marked.set_index("line_num")["set_as"].get(126) == "beside"
+    assert "1. Number of qualifying children: X $1,000." in [u.text for u in _units(marked)]
+
+
+def test_each_column_of_a_page_read_in_columns_ends_in_notes_of_its_own():
+    """The Federal Register's page 3 (escalated, read in columns; real positions) starts its 7 pt
+    notes at a different height in each column. The page-wide cut at the highest (the third
+    column's "14 The AFM is ...") made the first column's 9 pt text below it a footnote ("To ensure
+    that MCAS will not command repeated movements ..."), and the second column's end, a note
+    carried on from the first, stayed text. Page 2 ends all three columns in notes from half-way
+    down, more lines than its text: no page-wide body size sets them apart."""
+    import pandas as pd
+
+    from docintel.retrieval.region import mark_footnotes
+
+    rows = [  # (line, column, top, size, text)
+        (47, "col1", 505, 9.0, "flight deck."), (48, "col1", 514, 9.0, "To ensure that MCAS will not"),
+        (49, "col1", 524, 9.0, "command repeated movements of the"), (50, "col1", 534, 9.0, "horizontal stabilizer, the revised flight"),
+        (59, "col1", 621, 9.0, "limit 12 the magnitude of any MCAS"), (60, "col1", 642, 7.0, "10 A flight control law generates commands to"),
+        (61, "col1", 652, 7.0, "move flight control surfaces based on inputs from"), (69, "col1", 709, 7.0, "of the magnitude of the disagreement and the rate"),
+        (136, "col2", 660, 9.0, "DISAGREE alert on the primary flight"), (137, "col2", 670, 9.0, "displays (PFDs)."),
+        (138, "col2", 693, 7.0, "altitude and airspeed, and would be limited such"), (139, "col2", 701, 7.0, "that after the command is made, the pilot would be"),
+        (189, "col3", 504, 9.0, "transponder to air traffic control (ATC),"), (190, "col3", 514, 9.0, "and (4) add erroneous AOA as a"),
+        (191, "col3", 533, 7.0, "14 The AFM is an FAA-approved document that"), (192, "col3", 542, 7.0, "manufacturers are required to furnish to owners"),
+    ]
+    page = pd.DataFrame({"page_num": 3, "line_num": [r[0] for r in rows], "column": [r[1] for r in rows],
+                         "y0": [float(r[2]) for r in rows], "font_size": [r[3] for r in rows], "text": [r[4] for r in rows],
+                         "kind": "text"})
+    marked = mark_footnotes(page, {3: 792.0}).set_index("line_num")["kind"]
+    assert sorted(marked[marked.eq("footnote")].index) == [60, 61, 69, 138, 139, 191, 192]
+
+    rows = [(34, "col1", 385, 9.0, "activation, airspeed disagree alert, and"), (35, "col1", 393, 7.0, "1 Preliminary KNKT.18.10.35.04 Aircraft"),
+            (36, "col1", 403, 7.0, "Accident Investigation Report, dated November"), (37, "col1", 411, 7.0, "2018, and Final KNKT.18.10.35.04 Aircraft"),
+            (38, "col1", 419, 7.0, "Accident Investigation Report, dated October 2019,"), (39, "col1", 427, 7.0, "can be found in the AD docket."),
+            (118, "col2", 416, 9.0, "(EASA), the manufacturer, the operator,"), (119, "col2", 435, 7.0, "5 Stall warning indication is the activation of the"),
+            (120, "col2", 445, 7.0, "stick shaker and other warnings. An airspeed")]
+    page = pd.DataFrame({"page_num": 2, "line_num": [r[0] for r in rows], "column": [r[1] for r in rows],
+                         "y0": [float(r[2]) for r in rows], "font_size": [r[3] for r in rows], "text": [r[4] for r in rows],
+                         "kind": "text"})
+    marked = mark_footnotes(page, {2: 792.0}).set_index("line_num")["kind"]
+    assert sorted(marked[marked.eq("footnote")].index) == [35, 36, 37, 38, 39, 119, 120]
 
 
 def test_an_initialism_ends_no_sentence():
@@ -2200,6 +2305,24 @@ def test_a_columns_first_and_last_lines_set_near_the_edge_are_text_not_margin():
                           "y0": float(a), "y1": float(b)} for i, (t, x, a, b) in enumerate(rows)])
     kept = drop_margins(page, {1: 792.0})
     assert list(kept["line_num"]) == [1, 2, 3, 4, 5]
+
+
+def test_a_line_of_capitals_a_sentence_runs_into_at_the_top_is_text_but_a_running_heads_second_line_is_not():
+    """1040NR p29 starts its third column "security, you should receive a Form" | "RRB-1042S.":
+    the second line, capitals near the top, was dropped as a running head, and the sentence ran
+    into "Enter 85% of the total amount ...". SP 800-63B's running head is two lines set as close
+    ("DIGITAL IDENTITY GUIDELINES:" | "AUTHENTICATION & LIFECYCLE MANAGEMENT"): both go."""
+    import pandas as pd
+
+    from docintel.retrieval.region import drop_margins
+
+    rows = [("security, you should receive a Form", 402, 530, 32.6, 41.6), ("RRB-1042S.", 402, 450, 42.6, 51.6),
+            ("Enter 85% of the total amount from", 414, 560, 58.3, 67.3),
+            ("DIGITAL IDENTITY GUIDELINES:", 414, 543, 37.2, 48.2), ("AUTHENTICATION & LIFECYCLE MANAGEMENT", 352, 543, 48.7, 59.7)]
+    page = pd.DataFrame([{"page_num": 1, "line_num": i + 1, "text": t, "kind": "text", "x0": float(a), "x1": float(b),
+                          "y0": top, "y1": bottom} for i, (t, a, b, top, bottom) in enumerate(rows)])
+    kept = drop_margins(page, {1: 792.0})
+    assert list(kept["line_num"]) == [1, 2, 3]
 
 
 def test_a_long_running_head_in_small_type_is_dropped_but_body_text_at_the_top_is_kept():

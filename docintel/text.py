@@ -224,6 +224,10 @@ def split_sentences(lines: list[tuple[int, str]], set_as: Mapping[int, str] | No
     text, spans = join_lines(lines, set_as)
     out: list[tuple[str, list[int]]] = []
     starts = {off for off, _ in spans}  # where a line starts in ``text``
+    set_as = set_as or {}
+    order = [num for _, num in spans]
+    # a row's last cell: the line after one set beside it (a worksheet step's box number "3.")
+    last_cells = {num for prev, num in zip(order, order[1:]) if set_as.get(prev) == "beside"}
     pos = 0
     run_in = False
     for piece in SPLIT.split(text):
@@ -238,8 +242,10 @@ def split_sentences(lines: list[tuple[int, str]], set_as: Mapping[int, str] | No
             | ({first[-1]} if first else set())
         )
         nums = nums or ([spans[0][1]] if spans else [0])
-        if out and (_ITEM_NUMBER.match(out[-1][0]) or (run_in and start not in starts)):
-            # "1." opens the item it numbers; a run-in heading ("Standard deduction. You cannot
+        if out and ((_ITEM_NUMBER.match(out[-1][0]) and out[-1][1][0] not in last_cells)
+                    or (run_in and start not in starts)):
+            # "1." opens the item it numbers (not a box number, the last cell of the row before:
+            # "3." then step "4. Enter ..."); a run-in heading ("Standard deduction. You cannot
             # take the standard deduction ...") the sentence its line goes on with
             prev, prev_nums = out.pop()
             piece, nums = f"{prev} {piece.strip()}", sorted(set(prev_nums) | set(nums))

@@ -1066,6 +1066,18 @@ def test_each_column_of_a_page_read_in_columns_ends_in_notes_of_its_own():
     assert sorted(marked[marked.eq("footnote")].index) == [35, 36, 37, 38, 39, 119, 120]
 
 
+def test_a_box_number_beside_a_worksheet_step_does_not_take_the_next_steps_number():
+    """1040NR p18's worksheet sets each step's box number ("3.") at the right edge, level with
+    the step; read as the next cell, it stood alone, and the next step's own number ("4.") was
+    joined to it ("3. 4.") instead of opening its step ("Enter the amount shown below ...")."""
+    lines = [(57, "3. Enter the amount from Form 1040NR, line 36 . . ."), (58, "3."),
+             (59, "4. Enter the amount shown below for the filing status"), (60, "box you checked on page 1 of Form 1040NR:")]
+    out = split_sentences(lines, {57: "beside", 58: "heading", 59: "body", 60: "body"})
+    assert [(t, n) for t, n in out] == [
+        ("3. Enter the amount from Form 1040NR, line 36 . . .", [57]), ("3.", [58]),
+        ("4. Enter the amount shown below for the filing status box you checked on page 1 of Form 1040NR:", [59, 60])]
+
+
 def test_an_initialism_ends_no_sentence():
     """1040NR p12: "See Dispositions of U.S. Real Property Interests on page 6." was cut after
     "U.S.", so the pointer's sentence read "Real Property Interests on page 6." and held none of

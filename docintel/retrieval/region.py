@@ -291,8 +291,8 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     # "TABLE 2-1. KEY SECURITY ROLES") or a bare page number (SP 800-63B sets "AUTHENTICATION &
     # LIFECYCLE MANAGEMENT" down to 60 pt of 792)
     caption = text.str.match(r"(?i)(?:table|figure|fig\.|appendix|annex|chapter|section|part|schedule)\b")
-    headish = (text.str.fullmatch(r"[^a-z]*[A-Z][^a-z]*") & ~caption) | text.str.fullmatch(r"(?:\d{1,4}|[ivxlc]{1,6}|[A-Z]-\d{1,3})")
     number = text.str.fullmatch(r"(?:\d{1,4}|[ivxlc]{1,6}|[A-Z]-\d{1,3})")
+    headish = (text.str.fullmatch(r"[^a-z]*[A-Z][^a-z]*") & ~caption) | number
     caps = wide_band & (n_words <= 12) & headish
     # ... but not the end of a sentence the line over it runs into ("security, you should receive
     # a Form" | "RRB-1042S.", 1040NR p29, the first line of its column)
@@ -459,8 +459,9 @@ def _column_notes(page: pd.DataFrame, height: float) -> pd.Index:
 
 
 def mark_type(lines: pd.DataFrame) -> pd.DataFrame:
-    """``lines`` with a column ``set_as``: how a text line's type sets it against its neighbours
-    (read in line order on its page), for :func:`docintel.text.join_lines`:
+    """``lines`` with a column ``set_as``: how a text line is set against its neighbours (read
+    in line order on its page), by its type and where it stands, for
+    :func:`docintel.text.join_lines`:
 
     - ``"body"``: set in the same type as the line after it, neither bold nor larger. Nothing sets
       it apart as a heading, so a short one the next line runs on is a sentence's start.

@@ -506,8 +506,10 @@ def mark_type(lines: pd.DataFrame) -> pd.DataFrame:
         body = (bold == 0) & (after_bold == 0) & (size <= after_size + 0.5)
         larger = (size > after_size + 0.5) & (size > before_size + 0.5)
         stands_out = (bold == 1) & (after_bold == 0) & (before_bold == 0)
-    beside = _beside(page, text, size)
-    aside = _aside(text, size, before_size, neighbour)
+    x0, x1, y0 = (text[c].to_numpy(dtype=float, na_value=np.nan) if c in text else np.full(n, np.nan)
+                  for c in ("x0", "x1", "y0"))
+    beside = _beside(page, x0, x1, y0, size)
+    aside = _aside(text["text"], size, before_size, x1, neighbour(x0, -1))
     marks = np.where(aside, "aside", np.where(larger | stands_out, "heading",
                                               np.where(beside, "beside", np.where(body, "body", None))))
     return lines.assign(set_as=pd.Series(marks, index=text.index, dtype=object).reindex(lines.index))
@@ -517,14 +519,11 @@ _ICON_TEXT = re.compile(r"[^\sa-z0-9]+")
 """A margin label's text: one word, no lower case, no digit ("CAUTION", "TIP", "!")."""
 
 
-def _aside(text: pd.DataFrame, size: np.ndarray, before_size: np.ndarray, neighbour) -> np.ndarray:
-    """For :func:`mark_type`: whether each line is a margin icon's label (see ``"aside"``)."""
-    if not {"x0", "x1"} <= set(text.columns):
-        return np.zeros(len(text), dtype=bool)
-    words = text["text"].astype(str).str.strip()
+def _aside(text: pd.Series, size: np.ndarray, before_size: np.ndarray, x1: np.ndarray, before_x0: np.ndarray) -> np.ndarray:
+    """For :func:`mark_type`: whether each line is a margin icon's label (see ``"aside"``); a
+    line without a position (NaN) is none."""
+    words = text.astype(str).str.strip()
     icon = words.str.fullmatch(_ICON_TEXT).to_numpy(dtype=bool) & ~words.str.match(BULLET).to_numpy(dtype=bool)
-    x1 = text["x1"].to_numpy(dtype=float, na_value=np.nan)
-    before_x0 = neighbour(text["x0"].to_numpy(dtype=float, na_value=np.nan), -1)
     with np.errstate(invalid="ignore"):
         return icon & (np.abs(size - before_size) >= 0.5) & (x1 < before_x0)
 
@@ -535,16 +534,16 @@ _LEVEL = 2.0
 """Tops within this many points are level."""
 
 
-def _beside(page: np.ndarray, text: pd.DataFrame, size: np.ndarray) -> np.ndarray:
+def _beside(page: np.ndarray, x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, size: np.ndarray) -> np.ndarray:
     """For :func:`mark_type`: whether each line's next line starts level with it or with one of
     the _BESIDE_LINES lines before it, more than an em right of every line from that one down
     (a table's next cell; the next column of a page's text may too, where the column before
-    it is a few lines long: :func:`docintel.text.join_lines` still runs a sentence on into it)."""
-    n = len(text)
+    it is a few lines long: :func:`docintel.text.join_lines` still runs a sentence on into it).
+    A line without a position (NaN) is none."""
+    n = len(page)
     out = np.zeros(n, dtype=bool)
-    if n < 2 or not {"x0", "x1", "y0"} <= set(text.columns):
+    if n < 2:
         return out
-    x0, x1, y0 = (text[c].to_numpy(dtype=float, na_value=np.nan) for c in ("x0", "x1", "y0"))
     nxt = np.arange(n - 1)
     reach = x1[:-1].copy()  # the right end of the lines from the one level with the next line down
     with np.errstate(invalid="ignore"):

@@ -173,6 +173,7 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
     heading_open = False
     marker = False  # the line before was a bullet alone ("•" / "What percentage ...?")
     cell = False  # the line before was set beside this one
+    box = False  # the line before was a row's box number, set after a line beside it
     kept = [(num, t.strip()) for num, t in lines if t.strip() and set_as.get(num) != "aside"]
     for i, (num, t) in enumerate(kept):
         wrapped = set_as.get(num) == "body" and i + 1 < len(kept) and runs_on(kept[i + 1][1])
@@ -183,8 +184,9 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
         if marker:  # the item a lone bullet marks goes on its line
             text += " "
         elif (
-            heading or heading_open or BULLET.match(t) or (cell and not runs_on(t))
-        ):  # a heading, a list item or a table's next cell starts afresh
+            heading or heading_open or (BULLET.match(t) and not (_NUMBERED.match(t) and _TAKES_A_NUMBER.search(text)))
+            or (cell and not runs_on(t)) or box
+        ):  # a heading, a list item, a table's next cell or what follows a row's box number starts afresh
             text += "\n"
         elif (
             text.endswith("-")
@@ -202,6 +204,7 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
             text += " "
         marker = LONE_BULLET.match(t) is not None
         heading_open = heading and not marker
+        box = cell and _ITEM_NUMBER.match(t) is not None  # a worksheet row's last cell ("8."), its box number
         cell = set_as.get(num) == "beside" and not t.endswith(":")  # "Description:" | "When developing ..." is one
         spans.append((len(text), num))
         text += t
@@ -254,8 +257,13 @@ def split_sentences(lines: list[tuple[int, str]], set_as: Mapping[int, str] | No
     return out
 
 
-_ITEM_NUMBER = re.compile(r"^\d{1,2}\.$")
-"""A numbered list item's number, split from its text by the full stop after it."""
+_NUMBERED = re.compile(r"^\d{1,2}\.\s")
+_TAKES_A_NUMBER = re.compile(r"(?i)\b(?:pages?|lines?|sections?|chapters?|tables?|figures?|steps?|box(?:es)?|items?|columns?|rows?|parts?|appendix|no\.)$")
+"""A word a number follows ("... Worksheet on page" | "21. Use Form 8812 ..."): the number at the
+next line's start ends its sentence, and numbers no list item."""
+_ITEM_NUMBER = re.compile(r"^(?:\d{1,2}|[a-z])\.$")
+"""A list item's number or letter, split from its text by the full stop after it ("c." |
+"Electricity, natural gas, ...")."""
 _RUN_IN_HEADING = re.compile(
     r"^(?!(?:It|This|That|These|Those|They|We|You|He|She|There|Here|See|Yes|No|Not)\b)"
     r"[A-Z][a-z]+(?:[ \-](?!(?:the|a|an|this|that|your|our|its|their|is|are|was|were)\b)[A-Za-z][a-z]*){0,3}\.$"

@@ -1078,6 +1078,35 @@ def test_a_box_number_beside_a_worksheet_step_does_not_take_the_next_steps_numbe
         ("4. Enter the amount shown below for the filing status box you checked on page 1 of Form 1040NR:", [59, 60])]
 
 
+def test_a_page_number_wrapped_to_a_lines_start_ends_the_sentence_it_closes():
+    """1040NR p23 wraps "... Worksheet on page" | "21. Use Form 8812 ...": the "21." was read as
+    a numbered item's number, so the step was quoted as "... Worksheet on page" and "21. Use Form
+    8812 ...". A number after a word that takes one ends the sentence; "1. Be sure ..." after a
+    finished sentence still opens an item."""
+    lines = [(127, "To take the credit:"), (128, "1. Be sure you figured the amount,"),
+             (129, "if any, of your child tax credit."), (131, "2. Read the TIP at the end of your"),
+             (132, "Child Tax Credit Worksheet on page"), (133, "21. Use Form 8812 to see if you can"),
+             (134, "take the additional child tax credit.")]
+    out = split_sentences(lines)
+    assert [(t, n) for t, n in out] == [
+        ("To take the credit:", [127]), ("1. Be sure you figured the amount, if any, of your child tax credit.", [128, 129]),
+        ("2. Read the TIP at the end of your Child Tax Credit Worksheet on page 21.", [131, 132, 133]),
+        ("Use Form 8812 to see if you can take the additional child tax credit.", [133, 134])]
+
+
+def test_a_box_number_ends_its_row_and_a_list_letter_opens_its_item():
+    """1040NR p17 ends its worksheet with step 8's box number ("8.", the row's last cell) and goes
+    on in the next column with a lettered item ("c. Electricity, natural gas, ..."). The two were
+    joined into a quoted sentence "8. c."; the letter opens its item."""
+    lines = [(104, "Schedule A (Form 1040NR), Schedule C (Form 1040), Schedule E"), (105, "(Form 1040), etc.) . . . . ."),
+             (106, "8."), (111, "c. Electricity, natural gas, or potable"), (112, "water you produced in the United"),
+             (113, "States.")]
+    out = split_sentences(lines, {104: "body", 105: "beside", 106: "heading", 111: "body", 112: "body", 113: "body"})
+    assert [(t, n) for t, n in out] == [
+        ("Schedule A (Form 1040NR), Schedule C (Form 1040), Schedule E (Form 1040), etc.) . . . . .", [104, 105]),
+        ("8.", [106]), ("c. Electricity, natural gas, or potable water you produced in the United States.", [111, 112, 113])]
+
+
 def test_an_initialism_ends_no_sentence():
     """1040NR p12: "See Dispositions of U.S. Real Property Interests on page 6." was cut after
     "U.S.", so the pointer's sentence read "Real Property Interests on page 6." and held none of

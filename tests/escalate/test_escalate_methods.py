@@ -114,6 +114,27 @@ def test_reading_order_reads_two_columns_set_over_a_worksheet_one_after_the_othe
     assert at["Worksheet—Line 39"] < at["to distribute all of its income currently,"]  # the third column
 
 
+def test_a_worksheet_under_two_of_three_columns_is_read_apart_from_the_third(shared_corpora):
+    """1040NR p16: three columns of prose, then a worksheet under the first two while the third
+    runs on beside it. The page has two gutters and the worksheet's lines cross only the first:
+    read as full-width lines, each cut the page, and the third column's lines beside them were
+    read between them ("Use the worksheet on page 17 to" | "Be sure you have read the Exception
+    above ..." | "figure your student loan interest"). The first two columns and the worksheet
+    are read together, then the third column."""
+    from synth_pages import page_input as pi
+
+    lines = methods.get("reading_order").run(pi(shared_corpora / "two_column" / "i1040nr.pdf", 16)).lines
+    texts = [r["text"] for r in lines]
+    at = {t: k for k, t in enumerate(texts)}
+    start = at["Use the worksheet on page 17 to"]
+    assert texts[start:start + 3] == ["Use the worksheet on page 17 to", "figure your student loan interest", "deduction."]
+    worksheet = at["Be sure you have read the Exception above to see if you"]
+    assert texts[worksheet + 1] == "can use this worksheet instead of Pub. 535 to figure your"
+    assert at["May 31, 2008, that shows all"] < worksheet < at["contributions to your traditional IRA for"]
+    assert {r["column"] for r in lines if r["text"].startswith("Be sure you have read")} == {"single"}
+    assert {r["column"] for r in lines if r["text"] == "figure your student loan interest"} == {"col3"}
+
+
 def test_unknown_method_names_the_valid_ones():
     with pytest.raises(UsageError) as e:
         methods.get("camelot")

@@ -8,7 +8,10 @@ captions), and emits each section's columns left to right, each column top to bo
 A layout can change down a column without a full-width line: the 1040NR sets three columns of
 prose over a worksheet that spans two of them, so the page has one gutter and its left "column"
 holds two. A column (or a page) with no gutter of its own is cut into bands at its wide vertical
-gaps, and a band with a gutter of its own is read column by column (an XY cut).
+gaps, and a band with a gutter of its own is read column by column (an XY cut). A line over
+some of the columns but not all (the 1040NR's worksheets under the first two of three) joins
+those columns: they are read together, as a page of their own, before the columns beside them,
+so the third column's lines are not read between the worksheet's.
 
 A table is not columns of prose: where the table method finds a table on the page (a ruled grid
 or a captioned booktabs table, which is often what made the page look multi-column), its
@@ -104,41 +107,71 @@ def order_lines(rows: list[dict[str, Any]], page_width: float, blocks: list[dict
             r.pop("_block", None)
         return sorted(rows, key=lambda r: (round(r["y0"], 1), r["x0"]))
 
-    def col_of(r: dict[str, Any]) -> int:
+    def cols_of(r: dict[str, Any]) -> tuple[int, int]:
+        """The first and last column ``r`` stands in: (-1, -1) when it crosses every gutter."""
         x0, x1 = r.get("_block") or (r["x0"], r["x1"])  # a table row: where its whole table lies
-        for k, (g0, g1) in enumerate(gutters):
-            if x0 < g0 and x1 > g1:
-                return -1  # spans a whole gutter: full width
-            if (x0 + x1) / 2 < (g0 + g1) / 2:
-                return k
-        return len(gutters)
+        crossed = [k for k, (g0, g1) in enumerate(gutters) if x0 < g0 and x1 > g1]
+        if len(crossed) == len(gutters):
+            return -1, -1  # full width
+        if crossed:
+            return crossed[0], crossed[-1] + 1
+        k = next((k for k, (g0, g1) in enumerate(gutters) if (x0 + x1) / 2 < (g0 + g1) / 2), len(gutters))
+        return k, k
 
     n = len(gutters) + 1
     names = ["left", "right"] if n == 2 else [f"col{k + 1}" for k in range(n)]
     out: list[dict[str, Any]] = []
-    section: list[tuple[int, dict[str, Any]]] = []
 
-    def flush() -> None:
+    def read(section: list[tuple[tuple[int, int], dict[str, Any]]]) -> None:
+        """Each column of ``section`` top to bottom, left to right."""
         for k in range(n):
-            column = [r for c, r in sorted(section, key=lambda t: (t[1]["y0"], t[1]["x0"])) if c == k]
+            column = [r for c, r in section if c[0] == k]
             banded = _by_bands(column, page_width)  # two columns over a worksheet inside this one
-            if banded is not None:
-                for r in banded:
-                    r["column"] = names[k]
             out.extend(column if banded is None else banded)
-        section.clear()
+            for r in column:
+                r["column"] = names[k]
 
+    def flush(section: list[tuple[tuple[int, int], dict[str, Any]]]) -> None:
+        section = sorted(section, key=lambda t: (t[1]["y0"], t[1]["x0"]))
+        # a line over some of the columns (a worksheet under the first two of three) joins them:
+        # they are read together (an XY cut), before the columns beside them
+        group = list(range(n))
+        for (lo, hi), _ in section:
+            group = [group[lo] if lo <= k <= hi or g in group[lo:hi + 1] else g for k, g in enumerate(group)]
+        if len(set(group)) == 1:  # the lines over some columns join them all: each cuts the page
+            part: list[tuple[tuple[int, int], dict[str, Any]]] = []
+            for c, r in section:
+                if c[0] == c[1]:
+                    part.append((c, r))
+                    continue
+                read(part)
+                part = []
+                r["column"] = "single"
+                out.append(r)
+            read(part)
+            return
+        for g in sorted(set(group)):
+            members = [(c, r) for c, r in section if group[c[0]] == g]
+            if all(lo == hi for (lo, hi), _ in members):
+                read(members)
+                continue
+            out.extend(order_lines([r for _, r in members], page_width))
+            for (lo, hi), r in members:
+                r["column"] = names[lo] if lo == hi else "single"
+
+    section: list[tuple[tuple[int, int], dict[str, Any]]] = []
     for r in sorted(rows, key=lambda r: (r["y0"], r["x0"], r.get("line_num") or 0)):
-        c = col_of(r)
-        r.pop("_block", None)
-        if c == -1:
-            flush()
+        c = cols_of(r)
+        if c == (-1, -1):
+            flush(section)
+            section = []
             r["column"] = "single"
             out.append(r)
         else:
-            r["column"] = names[c]
             section.append((c, r))
-    flush()
+    flush(section)
+    for r in out:
+        r.pop("_block", None)
     return out
 
 

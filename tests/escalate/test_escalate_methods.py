@@ -135,6 +135,27 @@ def test_a_worksheet_under_two_of_three_columns_is_read_apart_from_the_third(sha
     assert {r["column"] for r in lines if r["text"] == "figure your student loan interest"} == {"col3"}
 
 
+def test_a_chart_over_two_columns_with_a_column_beside_it_is_read_as_a_block(shared_corpora):
+    """1040NR p21 sets its "Who Must Use Pub. 972" chart over the first two columns while the
+    third runs on beside it; the worksheet at the foot of the second and third columns hides
+    their gutter, so the page has one gutter, which the chart crosses. Read as full-width lines,
+    the chart's lines alternated with the third column's ("1. Is the amount on Form 1040NR, line
+    36, ..." | "Pub. 334." | ... "❏Yes. Stop. ..." | "Form 6478."). The band the chart stands
+    in is read on its own: the chart, then the column beside it."""
+    from synth_pages import page_input as pi
+
+    texts = [r["text"] for r in methods.get("reading_order").run(pi(shared_corpora / "two_column" / "i1040nr.pdf", 21)).lines]
+    at = {t: k for k, t in reversed(list(enumerate(texts)))}  # the first line of each text
+    chart = at["Who Must Use Pub. 972"]
+    assert texts[chart:chart + 5] == [
+        "Who Must Use Pub. 972", "1. Is the amount on Form 1040NR, line 36, more than the amount shown below for",
+        "your filing status?", "• Filing status 1, 2, or 6—$75,000", "• Filing status 3, 4, or 5—$55,000"]
+    assert at["❏No. Use the worksheet on this page to figure your child tax credit."] < at["are partners, self-employed, or who"]
+    beside = at["have rental property. See Form 3800 or"]
+    assert texts[beside + 1] == "Pub. 334."
+    assert at["5884."] + 1 == at["SEP, or SIMPLE plan; (c) voluntary"]  # then the columns under them
+
+
 def test_unknown_method_names_the_valid_ones():
     with pytest.raises(UsageError) as e:
         methods.get("camelot")

@@ -11,7 +11,10 @@ holds two. A column (or a page) with no gutter of its own is cut into bands at i
 gaps, and a band with a gutter of its own is read column by column (an XY cut). A line over
 some of the columns but not all (the 1040NR's worksheets under the first two of three) joins
 those columns: they are read together, as a page of their own, before the columns beside them,
-so the third column's lines are not read between the worksheet's.
+so the third column's lines are not read between the worksheet's. Lines that cross every gutter
+the page found but have a column beside them (a chart over two columns, the third running on to
+its right, where a worksheet lower down hid the third column's gutter) are no full-width lines:
+the band they stand in is read on its own, with a gutter of its own.
 
 A table is not columns of prose: where the table method finds a table on the page (a ruled grid
 or a captioned booktabs table, which is often what made the page look multi-column), its
@@ -81,6 +84,39 @@ def _prose_columns(band: list[dict[str, Any]], page_width: float) -> bool:
     return True
 
 
+def _beside_a_column(
+    rows: list[dict[str, Any]], wide: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]] | None:
+    """(above, the band, below) of ``rows`` when lines that cross every gutter the page found
+    have a column beside them (the 1040NR's "Who Must Use Pub. 972" chart over its first two
+    columns, the third running on to its right: the worksheet at the foot of the second and
+    third hid their gutter); the band, from the first such line's top to the last one's
+    bottom, has a gutter of its own and is read on its own. None when no line crossing every
+    gutter has one beside it, or the band would be the whole of ``rows``."""
+    def beside(r: dict[str, Any]) -> bool:
+        return any(o["y0"] < r["y1"] and o["y1"] > r["y0"] and (o["x0"] >= r["x1"] + _MIN_GAP or o["x1"] <= r["x0"] - _MIN_GAP)
+                   and o["x1"] - o["x0"] >= _MIN_WIDE * (r["x1"] - r["x0"]) for o in rows if o is not r)
+    held = [r for r in wide if "_block" not in r and beside(r)]
+    if len(held) < _MIN_HELD:
+        return None
+    top, bottom = min(r["y0"] for r in held), max(r["y1"] for r in held)
+    mid = [(r["y0"] + r["y1"]) / 2 for r in rows]
+    above = [r for r, m in zip(rows, mid) if m < top]
+    within = [r for r, m in zip(rows, mid) if top <= m <= bottom]
+    below = [r for r, m in zip(rows, mid) if m > bottom]
+    if len(within) == len(rows):
+        return None
+    return above, within, below
+
+
+_MIN_GAP = 6.0
+"""Points between a line and a line beside it (the narrowest gutter)."""
+_MIN_WIDE = 0.3
+"""A line beside another is at least this share of its width: a column's line, not a box number."""
+_MIN_HELD = 3
+"""Lines crossing every gutter with a column beside them that make a band: one is a stray."""
+
+
 def order_lines(rows: list[dict[str, Any]], page_width: float, blocks: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:
     """``rows`` (dicts with x0..y1) in reading order; sets ``column`` to col1..colN / single.
 
@@ -117,6 +153,14 @@ def order_lines(rows: list[dict[str, Any]], page_width: float, blocks: list[dict
             return crossed[0], crossed[-1] + 1
         k = next((k for k, (g0, g1) in enumerate(gutters) if (x0 + x1) / 2 < (g0 + g1) / 2), len(gutters))
         return k, k
+
+    band = _beside_a_column(rows, [r for r in rows if cols_of(r) == (-1, -1)])
+    if band is not None:  # a chart over the first columns, a column the page found no gutter for beside it
+        above, within, below = band
+        out = [r for part in (above, within, below) for r in order_lines(part, page_width)]
+        for r in out:
+            r.pop("_block", None)
+        return out
 
     n = len(gutters) + 1
     names = ["left", "right"] if n == 2 else [f"col{k + 1}" for k in range(n)]

@@ -184,7 +184,7 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
         if marker:  # the item a lone bullet marks goes on its line
             text += " "
         elif (
-            heading or heading_open or (BULLET.match(t) and not (_NUMBERED.match(t) and _TAKES_A_NUMBER.search(text)))
+            heading or heading_open or (BULLET.match(t) and not (t[:1].isdigit() and _TAKES_A_NUMBER.search(text)))
             or (cell and not runs_on(t)) or box
         ):  # a heading, a list item, a table's next cell or what follows a row's box number starts afresh
             text += "\n"
@@ -257,7 +257,6 @@ def split_sentences(lines: list[tuple[int, str]], set_as: Mapping[int, str] | No
     return out
 
 
-_NUMBERED = re.compile(r"^\d{1,2}\.\s")
 _TAKES_A_NUMBER = re.compile(r"(?i)\b(?:pages?|lines?|sections?|chapters?|tables?|figures?|steps?|box(?:es)?|items?|columns?|rows?|parts?|appendix|no\.)$")
 """A word a number follows ("... Worksheet on page" | "21. Use Form 8812 ..."): the number at the
 next line's start ends its sentence, and numbers no list item."""

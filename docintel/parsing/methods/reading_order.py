@@ -154,7 +154,8 @@ def order_lines(rows: list[dict[str, Any]], page_width: float, blocks: list[dict
         k = next((k for k, (g0, g1) in enumerate(gutters) if (x0 + x1) / 2 < (g0 + g1) / 2), len(gutters))
         return k, k
 
-    band = _beside_a_column(rows, [r for r in rows if cols_of(r) == (-1, -1)])
+    where = {id(r): cols_of(r) for r in rows}
+    band = _beside_a_column(rows, [r for r in rows if where[id(r)] == (-1, -1)])
     if band is not None:  # a chart over the first columns, a column the page found no gutter for beside it
         above, within, below = band
         out = [r for part in (above, within, below) for r in order_lines(part, page_width)]
@@ -205,7 +206,7 @@ def order_lines(rows: list[dict[str, Any]], page_width: float, blocks: list[dict
 
     section: list[tuple[tuple[int, int], dict[str, Any]]] = []
     for r in sorted(rows, key=lambda r: (r["y0"], r["x0"], r.get("line_num") or 0)):
-        c = cols_of(r)
+        c = where[id(r)]
         if c == (-1, -1):
             flush(section)
             section = []

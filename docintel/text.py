@@ -93,6 +93,45 @@ def stems(text: str) -> set[str]:
     return out
 
 
+_NOT_INITIALS = frozenset({"SHALL", "SHOULD", "MAY", "MUST", "NOT", "AND", "THE", "FOR", "ALL", "ANY", "NOR"})
+"""Capitals that are words, not initials: SP 800-63B's "SHALL NOT", "MAY"."""
+
+
+@lru_cache(maxsize=256)
+def initials_of(terms: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """The question's multi-word terms by their initials: "HSA" -> the stems of "health savings
+    account", "NDA" -> those of "non-disclosure agreement" (a hyphenated word gives an initial
+    per part), "AP" -> those of "access point"."""
+    out: dict[str, set[str]] = {}
+    for term in terms:
+        words = term.split()
+        parts = [p for w in words for p in w.split("-") if p]
+        if len(words) < 2 or not all(p.isalpha() for p in parts):
+            continue
+        letters = "".join(p[0] for p in parts).upper()
+        if letters not in _NOT_INITIALS:
+            out.setdefault(letters, set()).update(stem(w) for w in words)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+_INITIALS = re.compile(r"\b([A-Z]{2,6})s?\b")
+
+
+def named_by_initials(text: str, initials: Mapping[str, frozenset[str]], shortest: int = 3) -> set[str]:
+    """Stems of the terms ``text`` names by their initials (:func:`initials_of`), of ``shortest``
+    letters or more: "... from your IRA to your HSA" holds "health savings account" for a
+    question that spells it out. Scoring a sentence reads three letters or more ("IT" would
+    stand for a question's "ira trustee"); whether an answer names a term at all reads two
+    ("three APs" names "access points")."""
+    if not initials:
+        return set()
+    out: set[str] = set()
+    for a in _INITIALS.findall(text):
+        if len(a) >= shortest:
+            out |= initials.get(a, frozenset())
+    return out
+
+
 _BULLET_GLYPHS = "•●○◦▪■□\ue000-\uf8ff"
 BULLET = re.compile(
     rf"^\s*(?:[{_BULLET_GLYPHS}\u2013\u2014*]|-\s|\(?[a-z0-9]{{1,2}}\)\s|\d{{1,2}}\.\s(?=[A-Z])|o(?:\s+(?=[A-Z0-9\"\u201c(\[])|\s*$))"

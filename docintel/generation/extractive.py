@@ -43,6 +43,7 @@ from docintel.text import held as _held
 from docintel.text import holds as _holds
 from docintel.text import NUMBER, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
+from docintel.text import initials_of, named_by_initials
 from docintel.text import TITLED, defining, folded, is_heading, names_column, superlative
 
 MIN_COVERAGE = 0.5
@@ -465,21 +466,6 @@ def _where(p: Passage, first: int, last: int) -> str:
 def _sentence_end(text: str) -> str:
     """``text`` closed by one full stop (a table cell quoted last may already end with one)."""
     return text if text.rstrip().endswith((".", "!", "?")) else text + "."
-
-
-def _acronym_in(word: str, toks: list[str], evidence: str) -> bool:
-    """Whether the evidence names ``word``'s phrase in the question by its initials: "access
-    points" answered with "three APs", "memorized secret" with "MS"."""
-    for i, t in enumerate(toks):
-        if t.lower() != word.lower():
-            continue
-        for a, b in ((i - 1, i + 1), (i, i + 2), (i - 2, i + 1), (i - 1, i + 2)):
-            phrase = toks[max(a, 0):b]
-            if len(phrase) >= 2 and all(w[:1].isalpha() for w in phrase):
-                acronym = "".join(w[0] for w in phrase).upper()
-                if re.search(rf"\b{acronym}s?\b", evidence):
-                    return True
-    return False
 
 
 _LINKING = r"(?:(?:of|and|for|on|the|in)\s+)?"
@@ -1162,7 +1148,8 @@ class ExtractiveGenerator:
         shape = request.parsed.shape
         # first: a glossary's definition takes its headword in, whose words it then holds
         defines = s.defines = shape == AnswerShape.definition and bool(request.parsed.defines) and _defines(s, request.parsed.defines)
-        have = _stems(s.text) | _kind_stems((request.parsed.asked or request.question).lower(), s.text)
+        have = _stems(s.text) | _kind_stems((request.parsed.asked or request.question).lower(), s.text) \
+            | named_by_initials(s.text, initials_of(tuple(request.parsed.terms)))
         got = _held(have, weights)
         s.coverage = got / total
         # a premise holding most of the question's weight (even at PREMISE_WEIGHT) does not
@@ -1502,12 +1489,12 @@ class ExtractiveGenerator:
         evidence = _PROVENANCE.sub(" ", evidence)
         q = (request.parsed.asked or request.question).lower()  # "at least" in a premise asks for no bound
         bare = _POINTER_ID.sub(" ", evidence)
-        have = _stems(evidence) | _kind_stems(q, bare)
+        # a term named by its initials is named ("three APs" for "access points")
+        have = _stems(evidence) | _kind_stems(q, bare) | named_by_initials(evidence, initials_of(tuple(request.parsed.terms)), 2)
         low = evidence.lower()
         gaps = []
-        toks = tokens_of(request.question)
         missing = [k for st, k in (self._focus_terms(weights, request, have) if topic else {}).items()
-                   if not _holds(have, st) and k.lower() not in low and not _acronym_in(k, toks, evidence)
+                   if not _holds(have, st) and k.lower() not in low
                    and not _spelled_out(k, request.question, evidence)]
         # each aspect asked side by side ("from human resources, ..., and from facilities")
         # must be answered by one of its words

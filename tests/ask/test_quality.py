@@ -240,6 +240,29 @@ def test_how_often_needs_a_frequency(text, complete):
     assert ("states no frequency" in out.answer) is not complete
 
 
+def test_a_term_named_by_its_initials_is_held():
+    """1040NR p1: "You may be able to elect to exclude from income a distribution made from your
+    IRA to your HSA." answers a question that spells out "health savings account"."""
+    out = _generate("Can I exclude a transfer to my health savings account from income?",
+                    [_passage(["Pub. 590 covers retirement plans in general.",
+                               "You may be able to elect to exclude from income a distribution made from your IRA to your HSA."])],
+                    {"health": 2.0, "savings": 2.0, "account": 2.0, "exclude": 1.0, "transfer": 1.0, "income": 0.3})
+    assert out.answer_completeness == Completeness.complete
+    assert "to your HSA" in out.answer and "Pub. 590" not in out.answer
+
+
+def test_initials_are_read_from_the_questions_terms_only():
+    from docintel.text import initials_of, named_by_initials
+
+    initials = initials_of(("health savings account", "non-disclosure agreements", "ira trustee", "should make all"))
+    assert named_by_initials("from your IRA to your HSA", initials) == {stem("health"), stem("savings"), stem("account")}
+    assert named_by_initials("sign NDAs first", initials) == {stem("non-disclosure"), stem("agreements")}
+    assert named_by_initials("the IT staff", initials) == set()  # two letters: too many meanings to score by
+    assert named_by_initials("the IT staff", initials, 2) == {stem("ira"), stem("trustee")}  # but a term is named
+    assert named_by_initials("the CSP SHALL NOT", initials) == set()  # a normative word, not initials
+    assert named_by_initials("your hsa", initials) == set()  # initials are capitals
+
+
 @pytest.mark.parametrize("text, complete", [
     # SP 800-40 p12 sets out a metric with example values, and states no share to reach
     ("What percentage of the organization's desktops and laptops are patched within X days of patch release? "

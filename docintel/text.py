@@ -132,6 +132,45 @@ def named_by_initials(text: str, initials: Mapping[str, frozenset[str]], shortes
     return out
 
 
+_LINKING = r"(?:(?:of|and|for|on|the|in)\s+)?"
+"""Small words an acronym skips ("National Institute of Standards and Technology": NIST)."""
+_FUNCTION_WORDS = "|".join(
+    "the and for over with from into onto upon that this these those than then when where which while who whom whose "
+    "are was were been being has have had its our your their his her not nor any all some each such out off".split())
+"""Words of three letters or more that stand for no initial of an acronym spelled out in lower case."""
+
+
+@lru_cache(maxsize=1024)
+def _spelled(acronym: str, capitals: bool) -> re.Pattern[str]:
+    if capitals:
+        return re.compile(r"\b" + rf"\s+{_LINKING}".join(rf"{c}[a-z]+" for c in acronym.upper()) + r"\b")
+    word = rf"(?!(?:{_FUNCTION_WORDS})\b)"  # "over the public" is no OTP
+    return re.compile(r"(?i)\b" + rf"[\s\-]+{_LINKING}".join(rf"{word}{c}[a-z]{{2,}}" for c in acronym.upper()) + r"\b")
+
+
+def spells_out(acronym: str, text: str, capitals: bool = True) -> bool:
+    """Whether ``text`` spells out ``acronym``: words whose initials are its letters, small linking
+    words between them ("the National Institute of Standards and Technology" for NIST). With
+    ``capitals`` each word is capitalised; without, any case will do and a hyphen joins words
+    ("one-time password" for OTP, "public switched telephone network" for PSTN), each word of
+    three letters or more and none a function word, so that "of the past" and "over the public"
+    are no OTP."""
+    return bool(_spelled(acronym, capitals).search(text))
+
+
+@lru_cache(maxsize=256)
+def acronyms_in(question: str) -> tuple[str, ...]:
+    """The question's acronyms of three to six capitals ("OTP", "SDLC"), not words set in capitals
+    ("SHALL")."""
+    return tuple(dict.fromkeys(a for a in _INITIALS.findall(question) if len(a) >= 3 and a not in _NOT_INITIALS))
+
+
+def spelled_out(text: str, acronyms: tuple[str, ...]) -> set[str]:
+    """Stems of the question's acronyms ``text`` spells out, in any case (:func:`spells_out`):
+    "a one-time password" holds a question's "OTP"."""
+    return {stem(a) for a in acronyms if spells_out(a, text, capitals=False)}
+
+
 _BULLET_GLYPHS = "•●○◦▪■□\ue000-\uf8ff"
 BULLET = re.compile(
     rf"^\s*(?:[{_BULLET_GLYPHS}\u2013\u2014*]|-\s|\(?[a-z0-9]{{1,2}}\)\s|\d{{1,2}}\.\s(?=[A-Z])|o(?:\s+(?=[A-Z0-9\"\u201c(\[])|\s*$))"

@@ -43,7 +43,7 @@ from docintel.text import held as _held
 from docintel.text import holds as _holds
 from docintel.text import NUMBER, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
-from docintel.text import initials_of, named_by_initials
+from docintel.text import acronyms_in, initials_of, named_by_initials, spelled_out, spells_out
 from docintel.text import TITLED, defining, folded, is_heading, names_column, superlative
 
 MIN_COVERAGE = 0.5
@@ -466,19 +466,6 @@ def _where(p: Passage, first: int, last: int) -> str:
 def _sentence_end(text: str) -> str:
     """``text`` closed by one full stop (a table cell quoted last may already end with one)."""
     return text if text.rstrip().endswith((".", "!", "?")) else text + "."
-
-
-_LINKING = r"(?:(?:of|and|for|on|the|in)\s+)?"
-
-
-def _spelled_out(word: str, question: str, evidence: str) -> bool:
-    """Whether the evidence spells out an acronym of the question ("Who at NIST ...?"
-    answered with "the National Institute of Standards and Technology"): capitalised words
-    whose initials are its letters, small linking words between them allowed."""
-    if not re.search(rf"\b{re.escape(word.upper())}\b", question) or not 2 <= len(word) <= 6 or not word.isalpha():
-        return False
-    run = rf"\s+{_LINKING}".join(rf"{c}[a-z]+" for c in word.upper())
-    return bool(re.search(rf"\b{run}\b", evidence))
 
 
 @lru_cache(maxsize=64)
@@ -1149,7 +1136,7 @@ class ExtractiveGenerator:
         # first: a glossary's definition takes its headword in, whose words it then holds
         defines = s.defines = shape == AnswerShape.definition and bool(request.parsed.defines) and _defines(s, request.parsed.defines)
         have = _stems(s.text) | _kind_stems((request.parsed.asked or request.question).lower(), s.text) \
-            | named_by_initials(s.text, initials_of(tuple(request.parsed.terms)))
+            | named_by_initials(s.text, initials_of(tuple(request.parsed.terms))) | spelled_out(s.text, acronyms_in(request.question))
         got = _held(have, weights)
         s.coverage = got / total
         # a premise holding most of the question's weight (even at PREMISE_WEIGHT) does not
@@ -1495,7 +1482,8 @@ class ExtractiveGenerator:
         gaps = []
         missing = [k for st, k in (self._focus_terms(weights, request, have) if topic else {}).items()
                    if not _holds(have, st) and k.lower() not in low
-                   and not _spelled_out(k, request.question, evidence)]
+                   and not (2 <= len(k) <= 6 and k.isalpha() and re.search(rf"\b{k.upper()}\b", request.question)
+                            and spells_out(k, evidence))]
         # each aspect asked side by side ("from human resources, ..., and from facilities")
         # must be answered by one of its words
         for aspect in aspects(request.parsed.asked) if topic else []:

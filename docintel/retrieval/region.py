@@ -22,7 +22,7 @@ from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
 from docintel.store.values import as_float
 from docintel.text import split_sentences as _split_sentences
-from docintel.text import BULLET, bracket_ranges, folded, held, initials_of, money_amounts, named_by_initials, names_column, normalise_number, row_text, runs_on, stem, stems, superlative
+from docintel.text import BULLET, acronyms_in, bracket_ranges, folded, held, initials_of, money_amounts, named_by_initials, names_column, normalise_number, row_text, runs_on, spelled_out, stem, stems, superlative
 
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
 
@@ -83,7 +83,8 @@ def best_window(
     if not sents:
         return WindowScore(0.0, None, None, None, 0.0)
     initials = initials_of(tuple(parsed.terms))  # "your HSA" holds "health savings account"
-    sets = [stems(x.text) | named_by_initials(x.text, initials) for x in sents]
+    acronyms = acronyms_in(parsed.text)  # "a one-time password" holds "OTP"
+    sets = [stems(x.text) | named_by_initials(x.text, initials) | spelled_out(x.text, acronyms) for x in sents]
     # a bracket table's row holds the amount the question names when its range does: the row
     # "25,300 | 25,350 | 3,334" answers "my income is $25,320"
     amounts = money_amounts(parsed.text)

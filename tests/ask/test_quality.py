@@ -251,6 +251,23 @@ def test_a_term_named_by_its_initials_is_held():
     assert "to your HSA" in out.answer and "Pub. 590" not in out.answer
 
 
+def test_an_acronym_of_the_question_is_held_where_the_text_spells_it_out():
+    """SP 800-63B writes "OTP" and "one-time password" both; a question's "OTP" is held by either."""
+    out = _generate("How long is an OTP valid?",
+                    [_passage(["Sessions are reauthenticated every 12 hours.",
+                               "A one-time password is valid for at most 30 seconds."])],
+                    {"otp": 3.0, "long": 0.5, "valid": 1.0})
+    assert out.answer.startswith('"A one-time password') and "12 hours" not in out.answer
+
+
+def test_acronyms_and_their_spellings():
+    from docintel.text import acronyms_in, spelled_out
+
+    assert acronyms_in("Does an OTP or the PSTN count, and SHALL the SDLC say so?") == ("OTP", "PSTN", "SDLC")
+    assert spelled_out("sent over the public switched telephone network", ("PSTN", "OTP")) == {stem("pstn")}
+    assert spelled_out("lessons of the past", ("OTP",)) == set()  # linking words are no initials
+
+
 def test_initials_are_read_from_the_questions_terms_only():
     from docintel.text import initials_of, named_by_initials
 

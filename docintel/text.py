@@ -159,16 +159,23 @@ def spells_out(acronym: str, text: str, capitals: bool = True) -> bool:
 
 
 @lru_cache(maxsize=256)
-def acronyms_in(question: str) -> tuple[str, ...]:
-    """The question's acronyms of three to six capitals ("OTP", "SDLC"), not words set in capitals
-    ("SHALL")."""
-    return tuple(dict.fromkeys(a for a in _INITIALS.findall(question) if len(a) >= 3 and a not in _NOT_INITIALS))
+def acronyms_in(question: str, shortest: int = 3) -> tuple[str, ...]:
+    """The question's acronyms of ``shortest`` to six capitals ("OTP", "SDLC"), not words set in
+    capitals ("SHALL")."""
+    return tuple(dict.fromkeys(a for a in _INITIALS.findall(question) if len(a) >= shortest and a not in _NOT_INITIALS))
 
 
 def spelled_out(text: str, acronyms: tuple[str, ...]) -> set[str]:
     """Stems of the question's acronyms ``text`` spells out, in any case (:func:`spells_out`):
     "a one-time password" holds a question's "OTP"."""
     return {stem(a) for a in acronyms if spells_out(a, text, capitals=False)}
+
+
+def acronym_stems(text: str, terms: tuple[str, ...], question: str) -> set[str]:
+    """What a sentence holds of the question through an acronym, either way round: a term the
+    question spells out named by its initials ("your HSA"), an acronym the question uses spelled
+    out ("a one-time password" for "OTP"). Every sentence score reads it."""
+    return named_by_initials(text, initials_of(terms)) | spelled_out(text, acronyms_in(question))
 
 
 _BULLET_GLYPHS = "•●○◦▪■□\ue000-\uf8ff"

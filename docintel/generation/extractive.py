@@ -43,7 +43,7 @@ from docintel.text import held as _held
 from docintel.text import holds as _holds
 from docintel.text import NUMBER, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
-from docintel.text import acronyms_in, initials_of, named_by_initials, spelled_out, spells_out
+from docintel.text import acronym_stems, acronyms_in, initials_of, named_by_initials, spells_out
 from docintel.text import TITLED, defining, folded, is_heading, names_column, superlative
 
 MIN_COVERAGE = 0.5
@@ -1136,7 +1136,7 @@ class ExtractiveGenerator:
         # first: a glossary's definition takes its headword in, whose words it then holds
         defines = s.defines = shape == AnswerShape.definition and bool(request.parsed.defines) and _defines(s, request.parsed.defines)
         have = _stems(s.text) | _kind_stems((request.parsed.asked or request.question).lower(), s.text) \
-            | named_by_initials(s.text, initials_of(tuple(request.parsed.terms))) | spelled_out(s.text, acronyms_in(request.question))
+            | acronym_stems(s.text, tuple(request.parsed.terms), request.question)
         got = _held(have, weights)
         s.coverage = got / total
         # a premise holding most of the question's weight (even at PREMISE_WEIGHT) does not
@@ -1482,8 +1482,7 @@ class ExtractiveGenerator:
         gaps = []
         missing = [k for st, k in (self._focus_terms(weights, request, have) if topic else {}).items()
                    if not _holds(have, st) and k.lower() not in low
-                   and not (2 <= len(k) <= 6 and k.isalpha() and re.search(rf"\b{k.upper()}\b", request.question)
-                            and spells_out(k, evidence))]
+                   and not (k.upper() in acronyms_in(request.question, 2) and spells_out(k, evidence))]
         # each aspect asked side by side ("from human resources, ..., and from facilities")
         # must be answered by one of its words
         for aspect in aspects(request.parsed.asked) if topic else []:

@@ -22,7 +22,7 @@ from docintel.schemas.questions import ParsedQuestion
 from docintel.schemas.references import TargetRegion
 from docintel.store.values import as_float
 from docintel.text import split_sentences as _split_sentences
-from docintel.text import BULLET, acronyms_in, bracket_ranges, folded, held, initials_of, money_amounts, named_by_initials, names_column, normalise_number, row_text, runs_on, spelled_out, stem, stems, superlative
+from docintel.text import BULLET, acronym_stems, bracket_ranges, folded, held, money_amounts, names_column, normalise_number, row_text, runs_on, stem, stems, superlative
 
 _NUMERIC = re.compile(r"^[\s\-+−–]*[\d.,]+\s*[%KMB]?$|^[\s\-+−–]*[\d.,]+\s*[x×·]?\s*10\S*$")
 
@@ -82,9 +82,8 @@ def best_window(
     sents = _units(lines)
     if not sents:
         return WindowScore(0.0, None, None, None, 0.0)
-    initials = initials_of(tuple(parsed.terms))  # "your HSA" holds "health savings account"
-    acronyms = acronyms_in(parsed.text)  # "a one-time password" holds "OTP"
-    sets = [stems(x.text) | named_by_initials(x.text, initials) | spelled_out(x.text, acronyms) for x in sents]
+    terms = tuple(parsed.terms)  # "your HSA" holds "health savings account", "a one-time password" "OTP"
+    sets = [stems(x.text) | acronym_stems(x.text, terms, parsed.text) for x in sents]
     # a bracket table's row holds the amount the question names when its range does: the row
     # "25,300 | 25,350 | 3,334" answers "my income is $25,320"
     amounts = money_amounts(parsed.text)

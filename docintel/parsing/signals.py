@@ -26,6 +26,9 @@ from docintel.parsing.grid import (  # noqa: F401 (re-exported)
 
 FLAGS = ("flat_table", "opaque_figure", "col_anomaly", "scanned")
 
+# flat_table
+CONTINUED_TOP = 0.4  # share of the page's text height a ruled grid must open in to go on from the previous page
+
 # opaque_figure
 FIGURE_MIN_AREA = 0.02  # share of the page an image must cover to count as a figure
 FIGURE_MIN_SIDE = 40.0  # points
@@ -60,9 +63,12 @@ def n_columns(lines: Sequence[dict[str, Any]], page_width: float) -> int:
     return assign_columns(lines, page_width)[1]
 
 
-def flat_table(lines: Sequence[dict[str, Any]]) -> str | None:
+def flat_table(lines: Sequence[dict[str, Any]], grids: Sequence[dict[str, float]] = ()) -> str | None:
     """A "Table N" caption next to a grid of many short cell lines (:mod:`docintel.parsing.grid`),
-    or, without a caption, a grid of mostly numbers (a tax rate schedule, a payroll chart)."""
+    or, without a caption, a grid of mostly numbers (a tax rate schedule, a payroll chart), or a
+    caption next to a ruled grid (``grids``, :func:`docintel.parsing.rules.ruled_grids`) whose
+    cells hold wrapped text (SP 800-40's "Table A-1. SCAP Version 1.2 Component Specifications":
+    a name and a two-line description per row, no grid of short cells in its lines)."""
     regions = table_regions(lines)
     # on multi-column pages also look inside each column: a figure's axis labels in the next
     # column must not bridge two tables and their captions
@@ -71,20 +77,41 @@ def flat_table(lines: Sequence[dict[str, Any]]) -> str | None:
         for col in sorted(columns):
             regions += table_regions([r for r in lines if r.get("column") == col])
     if not regions:
-        grids = number_grids(lines)
-        if not grids:
+        ruled = _ruled_caption(lines, grids)
+        if ruled is not None:
+            tid, grid = ruled
+            return f"flat_table: 'Table {tid}' caption + ruled grid of {grid['columns']} columns x {grid['rows']} rows"
+        numbers = number_grids(lines)
+        if not numbers:
             return None
-        best = max(grids, key=lambda r: r["cells"])
+        best = max(numbers, key=lambda r: r["cells"])
         return (f"flat_table: no caption; {best['cells']} short cells in {best['rows']} rows, "
                 f"{round(100 * best['numbers'])}% numbers")
     best = max(regions, key=lambda r: r["cells"])
     return f"flat_table: 'Table {best['table_id']}' caption + {best['cells']} short cells in {best['rows']} rows"
 
 
-def table_header(lines: Sequence[dict[str, Any]]) -> tuple[str, frozenset[str], float | None] | None:
+def _ruled_caption(lines: Sequence[dict[str, Any]], grids: Sequence[dict[str, float]]) -> tuple[str, dict[str, float]] | None:
+    """(table id, grid) of the last ruled grid with a "Table N" caption within CAPTION_GAP points
+    above or below it."""
+    found = None
+    for grid in grids:
+        for k, table_id in caption_lines(lines):
+            cap = lines[k]
+            gap = grid["y0"] - cap["y1"] if cap["y1"] <= grid["y0"] + 1 else cap["y0"] - grid["y1"]
+            if -1 <= gap <= CAPTION_GAP and (found is None or grid["y0"] >= found[1]["y0"]):
+                found = (table_id, grid)
+    return found
+
+
+def table_header(lines: Sequence[dict[str, Any]], grids: Sequence[dict[str, float]] = ()) -> tuple[str, frozenset[str], float | None] | None:
     """(table id, header row texts, row-label column x or None) of the page's last captioned
-    table (the one that may run on to the next page)."""
+    table (the one that may run on to the next page); a ruled one (``grids``) gives its id alone."""
     regions = table_regions(lines)
+    if not regions:
+        ruled = _ruled_caption(lines, grids)
+        if ruled is not None:
+            return ruled[0], frozenset(), None
     last = max(regions, key=lambda r: (r["y1"], r["cells"])) if regions else None
     # a later caption whose label table has only begun (too few rows here to be a region)
     later = [(k, tid) for k, tid in caption_lines(lines) if last is None or lines[k]["y0"] > last["y1"]]
@@ -102,9 +129,11 @@ def table_header(lines: Sequence[dict[str, Any]]) -> tuple[str, frozenset[str], 
     return last["table_id"], header_texts(lines, last), last.get("label_x")
 
 
-def continued_table(lines: Sequence[dict[str, Any]], previous: tuple | None) -> str | None:
-    """A table running on from the previous page: no caption here, its header row repeated, or
-    (a label table, ``previous[2]``) its row labels continuing at the top of the page."""
+def continued_table(lines: Sequence[dict[str, Any]], previous: tuple | None,
+                    grids: Sequence[dict[str, float]] = ()) -> str | None:
+    """A table running on from the previous page: no caption here, its header row repeated, (a
+    label table, ``previous[2]``) its row labels continuing at the top of the page, or a ruled
+    grid (``grids``) opening in the top part of the page."""
     if previous is None:
         return None
     if repeats_header(lines, previous[1]):
@@ -112,6 +141,10 @@ def continued_table(lines: Sequence[dict[str, Any]], previous: tuple | None) -> 
     label_x = previous[2] if len(previous) > 2 else None
     if label_x is not None and continues_labels(lines, label_x):
         return f"flat_table: 'Table {previous[0]}' continued (its row labels go on on this page)"
+    if lines and grids:
+        ys = sorted(r["y0"] for r in lines)
+        if any(g["y0"] <= ys[0] + CONTINUED_TOP * (ys[-1] - ys[0]) for g in grids):
+            return f"flat_table: 'Table {previous[0]}' continued (its ruled grid goes on on this page)"
     return None
 
 
@@ -192,30 +225,32 @@ def evaluate(
     norm: int,
     text_layer_chars: int | None = None,
     previous_table: tuple[str, frozenset[str]] | None = None,
+    grids: Sequence[dict[str, float]] = (),
 ) -> dict[str, Any]:
     """All signals of one page: the page_df signal columns plus ``reasons`` and ``escalate``.
 
     ``text_layer_chars`` is the PDF text layer's size when ``lines`` come from OCR;
-    ``previous_table`` the previous page's :func:`table_header` (a table may run on here).
+    ``previous_table`` the previous page's :func:`table_header` (a table may run on here);
+    ``grids`` the page's ruled grids (:func:`docintel.parsing.rules.ruled_grids`), where read.
     """
     chars = char_count(lines)
     coverage = image_coverage(images)
     layer = chars if text_layer_chars is None else text_layer_chars
     fired = {
         "scanned": scanned(layer, coverage),
-        "flat_table": flat_table(lines),
+        "flat_table": flat_table(lines, grids),
         "col_anomaly": col_anomaly(columns, norm, interleaved(lines)),
     }
     captions = caption_lines(lines)
     if fired["flat_table"] is None or not captions:  # no table here, or one without a caption
-        continued = continued_table(lines, previous_table)
+        continued = continued_table(lines, previous_table, grids)
         if continued is not None:  # ... that is the previous page's table going on
             fired["flat_table"] = continued
             fired["col_anomaly"] = None  # the "columns" are the table's cells, not text columns
     elif previous_table is not None:
         # the previous page's table may end here, above this page's first caption
         first = min(lines[k]["y0"] for k, _ in captions)
-        above = continued_table([r for r in lines if r["y1"] <= first], previous_table)
+        above = continued_table([r for r in lines if r["y1"] <= first], previous_table, [g for g in grids if g["y1"] <= first])
         if above is not None:
             fired["flat_table"] += f"; 'Table {previous_table[0]}' continued above it"
     # on a scan the image is the page, not a figure

@@ -140,6 +140,18 @@ def test_sp800_88_label_tables_are_flagged_on_every_page(shared_corpora):
     assert not pages[34]["flat_table"] and not pages[49]["flat_table"]
 
 
+def test_ruled_tables_of_wrapped_cells_are_flagged_with_their_continuations(shared_corpora):
+    """Ruled tables whose cells wrap (no grid of short cells in their lines) were not flagged:
+    SP 800-40's Table A-1 (pp22-23, the SCAP components and their versions), SP 800-61's Table
+    3-1 (pp36-37) and SP 800-64's Table 2-1 (pp15-16). Their rules say they are tables."""
+    for name, first, tid in [("SP800-40r3.pdf", 22, "A-1"), ("SP800-61rev2.pdf", 36, "3-1"), ("SP800-64r2.pdf", 15, "2-1")]:
+        folder = "figures" if name.startswith("SP800-64") else "crossref"
+        pages, _ = pages_of(shared_corpora / folder / name)
+        assert pages[first]["reasons"][0].startswith(f"flat_table: 'Table {tid}' caption + ruled grid of 2 columns"), name
+        assert pages[first + 1]["reasons"] == [f"flat_table: 'Table {tid}' continued (its ruled grid goes on on this page)"], name
+        assert not pages[first - 1]["flat_table"] and not pages[first + 2]["flat_table"], name
+
+
 def test_columns_read_across_the_page_are_a_reading_order_risk(shared_corpora):
     """The 1040NR gives its text line by line across its columns. Its pages where the column
     finder sees two columns (a worksheet under two of three) were not flagged, as the document's

@@ -283,6 +283,55 @@ def test_table_running_on_to_the_next_page_is_a_flat_table_not_columns(tmp_path)
     assert not pages[2]["escalate"]
 
 
+def ruled_cells(y0=120, rows=4, xs=(72.0, 252.0, 540.0), row_h=31.0):
+    """The rules of a ruled table (SP 800-40's Table A-1): vertical cell edges at ``xs``, a
+    horizontal rule above every row."""
+    from docintel.parsing.rules import Rule
+
+    y1 = y0 + rows * row_h
+    return ([Rule(y0 + k * row_h, xs[0], xs[-1]) for k in range(rows + 1)], [Rule(x, y0, y1) for x in xs])
+
+
+def test_a_ruled_grid_needs_two_columns_and_two_rows_and_is_no_page_frame():
+    from docintel.parsing.rules import Rule, ruled_grids
+
+    h, v = ruled_cells()
+    assert ruled_grids(h, v, 792.0) == [{"x0": 72.0, "y0": 120.0, "x1": 540.0, "y1": 244.0, "columns": 2, "rows": 4}]
+    assert ruled_grids(h, v[::2], 792.0) == []  # a framed note: one column
+    assert ruled_grids(h[:2], v, 792.0) == []  # one row under a heading rule
+    frame = [Rule(66.0, 30.0, 760.0), Rule(545.0, 30.0, 760.0)]  # a border round the whole page
+    assert ruled_grids(h, v + frame, 792.0)[0]["x0"] == 72.0
+
+
+def test_a_ruled_table_of_wrapped_cells_is_flagged_and_followed_onto_the_next_page():
+    """SP 800-40 pp22-23, Table A-1: a component's name and a two-line description per row,
+    ruled. Its lines hold no grid of short cells, so the page was not flagged and a question's
+    answer read one row's description run into the next row's name ("... logical groupings of
+    CPE names Common Configuration Enumeration (CCE) 5"); the page after it, no caption, neither."""
+    from docintel.parsing.rules import ruled_grids
+
+    cells = []
+    for k in range(4):
+        y = 125 + 31 * k
+        cells += [line(f"Component Name Number {k}", 77, y, 240),
+                  line("A nomenclature and dictionary of hardware, operating systems, and", 257, y, 529),
+                  line("applications, plus an applicability language", 257, y + 10, 500)]
+    caption = [line("Table A-1. SCAP Version 1.2 Component Specifications", 160, 100, 450, bold=True)]
+    grids = ruled_grids(*ruled_cells(), 792.0)
+    page = prose(y0=40, n=4) + caption + cells + prose(y0=260)
+    assert signals.flat_table(page) is None  # its lines alone
+    assert signals.flat_table(page, grids) == "flat_table: 'Table A-1' caption + ruled grid of 2 columns x 4 rows"
+    assert signals.flat_table(prose(y0=40, n=4) + cells + prose(y0=260), grids) is None  # no caption
+    previous = signals.table_header(page, grids)
+    assert previous == ("A-1", frozenset(), None)
+    top = ruled_grids(*ruled_cells(y0=72), 792.0)
+    nxt = [dict(r, y0=r["y0"] - 53, y1=r["y1"] - 53) for r in cells] + prose(y0=260)
+    assert signals.continued_table(nxt, previous, top) == "flat_table: 'Table A-1' continued (its ruled grid goes on on this page)"
+    assert signals.continued_table(nxt, None, top) is None  # no table on the page before
+    low = ruled_grids(*ruled_cells(y0=500), 792.0)
+    assert signals.continued_table(prose(y0=72, n=30), previous, low) is None  # a grid far down the page is another
+
+
 def label_table(y0=120, rows=("Clear:", "Purge:", "Destroy:", "Notes:"), wrap=3):
     """A two-column label table: a bold "Clear:" label, a paragraph cell wrapping beside it."""
     out, y = [], y0

@@ -32,6 +32,7 @@ from typing import Any, ClassVar, Iterable
 
 from docintel.parsing.columns import assign_columns, low_runs
 from docintel.parsing.grid import YEAR, is_numeric, number_grids
+from docintel.parsing.rules import Rule, page_rules
 from docintel.parsing.fitz import pymupdf
 from docintel.parsing.methods.base import MethodResult, PageInput, number_lines
 from docintel.settings import Settings
@@ -105,17 +106,6 @@ class Segment(WordGroup):
 @dataclass
 class Line(WordGroup):
     """The words of one text line."""
-
-
-@dataclass
-class Rule:
-    pos: float  # y for a horizontal rule, x for a vertical one
-    start: float
-    end: float
-
-    @property
-    def length(self) -> float:
-        return self.end - self.start
 
 
 @dataclass
@@ -222,47 +212,6 @@ def _attach_scripts(words: list[Word]) -> list[Word]:
         mark = "_" if s_base > h_base + 0.5 else "^"
         host.text = f"{host.text}{mark}{s.text}"
         host.x1 = max(host.x1, s.x1)
-    return out
-
-
-def page_rules(page: Any) -> tuple[list[Rule], list[Rule], list[tuple[float, float, float, float]]]:
-    """Horizontal and vertical rules (lines and thin rectangles), collinear pieces joined, and
-    filled boxes (cell backgrounds)."""
-    hs: list[Rule] = []
-    vs: list[Rule] = []
-    boxes: list[tuple[float, float, float, float]] = []
-    for d in page.get_drawings():
-        for item in d["items"]:
-            if item[0] == "l":
-                p, q = item[1], item[2]
-                if abs(p.y - q.y) < 1.0 and abs(p.x - q.x) > 2:
-                    hs.append(Rule((p.y + q.y) / 2, min(p.x, q.x), max(p.x, q.x)))
-                elif abs(p.x - q.x) < 1.0 and abs(p.y - q.y) > 2:
-                    vs.append(Rule((p.x + q.x) / 2, min(p.y, q.y), max(p.y, q.y)))
-            elif item[0] == "re":
-                r = item[1]
-                if r.height <= 2.5 and r.width > 2:
-                    hs.append(Rule((r.y0 + r.y1) / 2, r.x0, r.x1))
-                elif r.width <= 2.5 and r.height > 2:
-                    vs.append(Rule((r.x0 + r.x1) / 2, r.y0, r.y1))
-                elif r.width > 2 and r.height > 2:
-                    if d.get("color") is not None:
-                        hs += [Rule(r.y0, r.x0, r.x1), Rule(r.y1, r.x0, r.x1)]
-                        vs += [Rule(r.x0, r.y0, r.y1), Rule(r.x1, r.y0, r.y1)]
-                    if d.get("fill") is not None:
-                        boxes.append((r.x0, r.y0, r.x1, r.y1))
-    return _join(hs), _join(vs), boxes
-
-
-def _join(rules: list[Rule], tol: float = 1.2, gap: float = 3.0) -> list[Rule]:
-    out: list[Rule] = []
-    for r in sorted(rules, key=lambda r: (round(r.pos), r.start)):
-        for o in out[-8:]:
-            if abs(o.pos - r.pos) <= tol and r.start <= o.end + gap and r.end >= o.start - gap:
-                o.start, o.end = min(o.start, r.start), max(o.end, r.end)
-                break
-        else:
-            out.append(Rule(r.pos, r.start, r.end))
     return out
 
 

@@ -735,12 +735,23 @@ def _is_tabular(p: Passage) -> bool:
     """A target to read as a table or a drawing (rows, labels) rather than as sentences: one with
     figure labels, or rows that are a table (``MIN_TABLE_ROWS`` of them, most of its lines, or
     what the pointer names). A page of text with a boxed caution read as a row or two ("page 25"
-    of a form's instructions) is read as sentences (the rows among them)."""
+    of a form's instructions) is read as sentences (the rows among them); so is a section or an
+    appendix whose text is mostly prose around a table (SP 800-40's Appendix A, "SCAP ... is
+    designed to organize, express, and measure ...", then its Table A-1: 29% of the page's text
+    in rows); SP 800-61's Section 3.2.6 page of impact tables (46%) is read as its tables."""
     if any(ln.kind == "figure_text" for ln in p.lines):
         return True
     rows = [ln for ln in p.lines if ln.kind == "table_row"]
     body = [ln for ln in rows if ln.row_key != "header"]
-    return bool(body) and (len(body) >= MIN_TABLE_ROWS or 2 * len(rows) >= len(p.lines) or p.ref_type == RefType.table)
+    many = len(body) >= MIN_TABLE_ROWS and (p.ref_type not in _PARTS_OF_THE_TEXT or sum(
+        len(ln.text) for ln in rows) >= TABLE_SHARE * sum(len(ln.text) for ln in p.lines))
+    return bool(body) and (many or 2 * len(rows) >= len(p.lines) or p.ref_type == RefType.table)
+
+
+_PARTS_OF_THE_TEXT = frozenset({RefType.section, RefType.appendix, RefType.annex, RefType.clause})
+"""Pointers to a part of the document's text: read as prose where a table is a small part of it."""
+TABLE_SHARE = 0.4
+"""Share of a section's text its table rows must hold for the section to be read as a table."""
 
 
 MIN_TABLE_ROWS = 3

@@ -1647,6 +1647,35 @@ def test_a_page_of_text_with_a_boxed_caution_is_quoted_by_its_sentences():
     assert "CAUTION" not in out.answer
 
 
+def test_an_appendix_of_prose_holding_a_table_is_read_by_its_sentences():
+    """SP 800-40's Appendix A (p22) explains SCAP, then lists its components in Table A-1. Once
+    that ruled table was escalated, the followed appendix had six rows and was read as a table:
+    "what role does SCAP play?" was answered by the XCCDF row. A section or appendix holding a
+    table is read by its sentences (its rows among them); a page or table pointer as before."""
+    prose = ["SCAP is designed to organize, express, and measure security-related information in standardized ways.",
+             "SCAP can be used to maintain the security of enterprise systems, such as automatically verifying the "
+             "installation of patches.", "SCAP has two major elements.", "First, it is a protocol.",
+             "Second, SCAP includes software flaw and security configuration standardized reference data.",
+             "The SCAP specifications fall into five categories."]
+    rows = [PassageLine(line_num=7 + i, text=f"{k} | {d}", kind="table_row", row_key=k,
+                        cells=[Cell(header="SCAP Component", value=k), Cell(header="Description", value=d)])
+            for i, (k, d) in enumerate([("XCCDF 1.2", "A language for authoring security checklists"),
+                                        ("OVAL 5.10", "A language for representing system configuration information"),
+                                        ("OCIL 2.0", "A language for representing assessment content"),
+                                        ("CPE 2.3", "A nomenclature and dictionary of hardware")])]
+    appendix = _followed(prose, 22, "14", "Appendix A", Origin(page=9, line=61))
+    appendix = appendix.model_copy(update={"lines": appendix.lines + rows, "line_end": 10, "ref_type": "appendix"})
+    primary = _passage(["In many products these capabilities are provided by using SCAP.",
+                        "See Appendix A for more information on SCAP and its role in patch management."], page=9)
+    q = "Patch management products often provide their security capabilities through SCAP: what role does SCAP play in patch management?"
+    weights = {"patch": 0.6, "management": 0.4, "products": 0.8, "security": 0.1, "capabilities": 1.0, "scap": 0.9,
+               "role": 1.6, "play": 2.0}
+    out = _generate(q, [primary, appendix], weights)
+    assert "automatically verifying the installation of patches" in out.answer, out.answer
+    as_table = _generate(q, [primary, appendix.model_copy(update={"ref_type": "page", "reference_text": "page 14"})], weights)
+    assert "automatically verifying" not in as_table.answer  # a page pointer to it reads the table, as before
+
+
 def test_a_pointer_followed_from_a_drawing_title_must_answer_to_make_an_answer_complete():
     """The 737 MAX AD's p8 is a drawing whose title ("Figure 2 to paragraph (h)(S) - AFM
     revision: Airspeed Unreliable") holds one word of a question the corpus cannot answer; the

@@ -1133,9 +1133,10 @@ class ExtractiveGenerator:
         # says where to look, not what the answer holds
         ids = {str(p.ref_target).lower() for p in request.parsed.pointers if p.ref_target}
         ids |= {h.lower() for h in request.parsed.doc_hints}
-        # ... nor does the number of a model's name ("the 737 MAX AD"), wherever the question
-        # names it: the second ask of "Under the 737 MAX AD, ...? And what ...?" is about it too
-        ids |= {m.group(1).lower() for m in re.finditer(r"\b(\d+)\s+[A-Z]{2,}\b", request.parsed.text)}
+        # ... nor does the number of a model's or a form's name ("the 737 MAX AD", "my 1040NR"),
+        # wherever the question names it: the second ask of "Under the 737 MAX AD, ...? And what
+        # ...?" is about it too
+        ids |= {m.group(1).lower() for m in re.finditer(r"\b(\d+)\s*[A-Z]{2,}\b", request.parsed.text)}
         return [
             n for n in request.parsed.numbers
             if n.lower() not in ids and len(n) >= 2 and ("." not in n or re.search(r"[a-z]", n))

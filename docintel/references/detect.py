@@ -62,9 +62,9 @@ _TRIGGER = re.compile(
 _EXTERNAL = [
     re.compile(r"\bISO(?:/IEC)?(?:/IEEE)?\s*\d{3,5}(?:-\d+)*(?::\d{4})?(?:\s*,?\s*Annex\s+[A-Z](?![A-Za-z]))?"),
     re.compile(
-        r"(?:\bNIST\s+)?(?:\bSP|\bSpecial\s+Publication)\s*\d{3}-\d{1,3}[A-Za-z]?(?:\s*(?:Rev(?:ision)?\.?|r)\s*\d+)?(?:\s*Vol(?:ume)?\.?\s*\d+)?"
-    ),
-    re.compile(r"\bFIPS(?:\s+PUB(?:LICATION)?)?\s*\d{2,3}(?:-\d+)?"),
+        r"(?:\b(?i:nist)\s+)?(?:\b(?i:sp)|\bSpecial\s+Publication)\s*\d{3}-\d{1,3}[A-Za-z]?(?:\s*(?:Rev(?:ision)?\.?|r)\s*\d+)?(?:\s*Vol(?:ume)?\.?\s*\d+)?"
+    ),  # "sp 800-48" as users type it names the document as "SP 800-48" does
+    re.compile(r"\b(?i:fips)(?:\s+PUB(?:LICATION)?)?\s*\d{2,3}(?:-\d+)?"),
     re.compile(r"\[?\b\d{1,2}\s+U\.\s?S\.\s?C\.?,?\s*(?:(?i:sec(?:tion)?s?)\.?|§§?)?\s*\d+[a-z]?(?:\([a-z0-9]+\))*\]?"),
     re.compile(r"\b\d{1,2}\s+C\.?F\.?R\.?\s*(?:(?i:part)\s*)?\d+(?:\.\d+)?"),
     re.compile(r"\bOMB\s+(?:Circular|Memorandum|M)\s*[A-Z]?-?\d+(?:-\d+)?"),

@@ -2945,6 +2945,34 @@ def test_a_models_number_named_once_is_not_asked_by_any_ask():
         assert "737" not in ExtractiveGenerator._asked_numbers(request), (ask, parsed.numbers)
 
 
+def test_the_number_of_a_forms_name_written_in_one_word_is_not_a_number_asked():
+    """"If I file my 1040NR a few months late ..., is there a minimum penalty ...?": "1040" of
+    "1040NR" was a number asked, so every sentence of the 1040NR that does not repeat the form's
+    name held half its words ("If your return is more than 60 days late, the minimum penalty will
+    be $100 ..." fell below the answer floor: "Not found"). A number glued to a name's capitals
+    names, as "737 MAX" does; "64 bits" or "$1,000" is still a number asked."""
+    for q in ["If I file my 1040NR late, is there a minimum penalty?", "Is the 1040 NR due in June?"]:
+        parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)])
+        request = GenerationRequest(question=q, parsed=parsed, passages=[])
+        assert "1040" not in ExtractiveGenerator._asked_numbers(request), q
+    q = "Must a 1040NR filer with $1,000 of income file Form 8843 within 64 days?"
+    request = GenerationRequest(question=q, parsed=parse_question(q), passages=[])
+    assert {"1,000", "64", "8843"} <= set(ExtractiveGenerator._asked_numbers(request)) and "1040" not in ExtractiveGenerator._asked_numbers(request)
+
+
+def test_a_document_named_in_lower_case_is_named_as_in_capitals():
+    """"what does range mean in sp 800-48" (as users type it): "sp 800-48" was no document name,
+    so "48" was a number asked; the glossary's "Range: The maximum possible distance ..." was
+    halved below "Media Access Control (MAC): A unique 48-bit value ...". Lower case names the
+    document as "SP 800-48" does, and so do "fips 199" and "nist sp 800-63b"."""
+    for q, name in [("what does range mean in sp 800-48", {"800", "48"}), ("What does fips 199 say about low impact?", {"199"}),
+                    ("Under nist sp 800-63b, how long may a session last?", {"800", "63b"})]:
+        parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)])
+        assert name <= set(parsed.doc_hints), (q, parsed.doc_hints)
+        request = GenerationRequest(question=q, parsed=parsed, passages=[])
+        assert not name & set(ExtractiveGenerator._asked_numbers(request)), q
+
+
 # -- a table's extreme row, read off every row ------------------------------------------------
 
 DATASETS = ["Dataset", "source (words)", "summary (words)", "papers"]

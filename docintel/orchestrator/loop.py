@@ -653,8 +653,8 @@ def _premise_named(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, a
 
 
 ENTRY_CANDIDATES = 8
-"""How far down the ranking (the whole rerank pool) a page may sit and still be the way in to the
-best page it points at."""
+"""How far down the ranking (the rerank pool, ``RERANK_POOL``) a page may sit and still be the way
+in to the best page it points at."""
 ENTRY_CLOSE = 4
 """A page ranked this high is a way in by its pointer alone; one further down only where the
 sentence holding the pointer is a near miss of the question (what a generator's lead must be):

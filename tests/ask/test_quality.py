@@ -1584,6 +1584,35 @@ def test_a_span_cut_mid_sentence_at_its_context_edge_is_moved_out_to_the_sentenc
     assert _whole_sentences(table, [1, 2], 0, 0) == (0, 0)  # prose only: a table row does not finish it
 
 
+def test_pages_ranked_ninth_and_tenth_by_bm25_are_re_ranked(tmp_path):
+    """SP 800-63B's AAL2 page, the way in to the biometric requirements of Section 5.2.3, sat
+    ninth by bm25 after a parsing change shifted the page statistics a little, and fell out of a
+    pool of eight: the answer quoted Section 5.2.3's opening without the AAL2 sentence or the
+    1-in-1000 match rate. Ten pages are re-ranked."""
+    from storebuild import text_pdf
+
+    from docintel import api
+    from docintel.retrieval import retrieve
+    from docintel.store.store import Store
+
+    notes = [[f"{k} Notes on Biometric Systems", "A biometric system measures a fingerprint or a face.",
+              "The performance of a biometric system depends on its sensor and its fingerprint matcher.",
+              "Biometric performance at AAL2 varies with the fingerprint quality and the use of the system."]
+             for k in range(6, 15)]
+    pdf = text_pdf(tmp_path / "bio.pdf", [
+        ["1 Introduction", "This guideline covers authenticators and their lifecycle."],
+        ["4.2 AAL2 Requirements", "At AAL2, authentication SHALL use two different factors.",
+         "When a biometric factor is used at AAL2, the performance requirements stated in Section 5 SHALL be met."],
+        ["5 Biometric Requirements", "The biometric system SHALL operate with a false match rate of 1 in 1000 or better.",
+         "Biometric fingerprint systems SHOULD implement presentation attack detection."], *notes])
+    root = tmp_path / "store"
+    api.ingest([pdf], Settings.load(env={}, store=root, quiet=True))
+    q = "If we use a fingerprint at AAL2, what performance does the biometric system have to achieve?"
+    store = Store(root)
+    _, cands, _, _ = retrieve(store, parse_question(q), store.doc_ids())
+    assert len(cands) == 10
+
+
 def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(tmp_path):
     """CSWP 29 p13 opens with "continuously improving."; the sentence, and the pointer to
     Appendix B that the question needs, start on p12."""

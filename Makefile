@@ -77,6 +77,7 @@ test: install
 	$(BIN)/docintel eval corpora/golden/heldout18/*.yaml --junit out/heldout18-junit.xml
 	$(BIN)/docintel eval corpora/golden/heldout19/*.yaml --junit out/heldout19-junit.xml
 	$(BIN)/docintel eval corpora/golden/heldout20/*.yaml --junit out/heldout20-junit.xml
+	$(BIN)/docintel eval corpora/golden/heldout21/*.yaml --junit out/heldout21-junit.xml
 	$(BIN)/docintel eval corpora/golden/definitions/*.yaml --junit out/definitions-junit.xml
 	$(BIN)/docintel eval corpora/golden/sentinels/*.yaml --junit out/sentinels-junit.xml
 

@@ -134,7 +134,18 @@ def _span_in_doc(cand: Candidate, lines: pd.DataFrame, parsed: ParsedQuestion, i
     if page.empty:
         return cand
     span = answer_span(page, parsed, idf)
-    return cand.model_copy(update={"line_start": span.first, "line_end": span.last})
+    first, last = span.first, span.last
+    # a question of several asks: the span also takes in each ask's own best window ("How many
+    # characters can the account number have, what must the first two digits of the routing
+    # number be, and how soon ...?": the account number's line lay 50 lines below the window
+    # the three asks' words chose together)
+    for ask in parsed.asks if len(parsed.asks) > 1 else []:
+        words = set(re.findall(r"[a-z0-9][a-z0-9\-']*", ask.lower()))
+        keywords = [k for k in parsed.keywords if k in words]
+        if keywords:
+            part = answer_span(page, parsed.model_copy(update={"keywords": keywords, "asked": ask, "asks": [ask]}), idf)
+            first, last = min(first, part.first), max(last, part.last)
+    return cand.model_copy(update={"line_start": first, "line_end": last})
 
 
 def candidate_passages(

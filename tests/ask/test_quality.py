@@ -1613,6 +1613,34 @@ def test_pages_ranked_ninth_and_tenth_by_bm25_are_re_ranked(tmp_path):
     assert len(cands) == 10
 
 
+def test_each_ask_of_a_question_brings_its_own_window_into_the_span(tmp_path):
+    """1040NR p24: "How many characters can the account number have, what must the first two
+    digits of the routing number be, and how soon would I hear ...?" The window the three asks'
+    words chose together lay round the routing-number lines, and "The account number can be up
+    to 17 characters" was 50 lines below the span handed to the generator ("Not found" for that
+    ask). Each ask's own best window is now in the span."""
+    from storebuild import text_pdf
+
+    from docintel import api
+    from docintel.retrieval import retrieve
+    from docintel.store.store import Store
+
+    filler = [f"Filler line {k} about other matters of the return, not the deposit." for k in range(60)]
+    lines = (["Direct deposit of your refund.", "The routing number must be nine digits.",
+              "The first two digits of the routing number must be 01 through 12 or 21 through 32.",
+              "If the amount deposited differs from what you expected, you will hear in about 2 weeks."]
+             + filler + ["Line 72d. The account number can be up to 17 characters (both numbers and letters)."])
+    pdf = text_pdf(tmp_path / "deposit.pdf", [lines], top=30, step=11, size=7)
+    root = tmp_path / "store"
+    api.ingest([pdf], Settings.load(env={}, store=root, quiet=True))
+    q = ("How many characters can the account number have, what must the first two digits of the routing "
+         "number be, and how soon would I hear if the amount deposited is not what I expected?")
+    store = Store(root)
+    passages, _, _, _ = retrieve(store, parse_question(q), store.doc_ids())
+    text = " ".join(ln.text for ln in passages[0].lines)
+    assert "first two digits" in text and "up to 17 characters" in text
+
+
 def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(tmp_path):
     """CSWP 29 p13 opens with "continuously improving."; the sentence, and the pointer to
     Appendix B that the question needs, start on p12."""

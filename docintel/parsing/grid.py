@@ -546,14 +546,20 @@ def header_texts(lines: Sequence[dict[str, Any]], region: dict[str, Any]) -> fro
     return frozenset(_norm(lines[k]["text"]) for b in bands[:3] if len(b) >= 2 for k in b)
 
 
+def top_cut(lines: Sequence[dict[str, Any]], top_share: float = 0.4) -> float:
+    """The y above which the top ``top_share`` of the page's text stands (its first line's top to
+    its last line's top): where a table running on from the previous page must show itself."""
+    ys = [r["y0"] for r in lines]
+    return min(ys) + top_share * (max(ys) - min(ys))
+
+
 def continues_labels(lines: Sequence[dict[str, Any]], label_x: float, top_share: float = 0.4) -> bool:
     """True when label rows aligned at ``label_x`` (a label table's row-label column on the
     previous page) go on on this page: one in the top part of the page, or two and more anywhere (the
     previous row's paragraph cell may fill the top of the page)."""
     if not lines:
         return False
-    ys = sorted(r["y0"] for r in lines)
-    cut = ys[0] + top_share * (ys[-1] - ys[0])
+    cut = top_cut(lines, top_share)
     return any(
         abs(b["label_x"] - label_x) <= 3 and (b["y0"] <= cut or b["rows"] >= 2) for b in label_blocks(lines, min_rows=1)
     )
@@ -564,8 +570,7 @@ def repeats_header(lines: Sequence[dict[str, Any]], header: frozenset[str], top_
     table continued from the previous page, its header row repeated."""
     if not lines or not header:
         return False
-    ys = sorted(r["y0"] for r in lines)
-    cut = ys[0] + top_share * (ys[-1] - ys[0])
+    cut = top_cut(lines, top_share)
     for band in row_bands(lines):
         if len(band) >= 2 and min(lines[k]["y0"] for k in band) <= cut:
             if sum(_norm(lines[k]["text"]) in header for k in band) >= 2:

@@ -29,7 +29,6 @@ class Rule:
         return self.end - self.start
 
 
-
 def page_rules(page: Any) -> tuple[list[Rule], list[Rule], list[tuple[float, float, float, float]]]:
     """Horizontal and vertical rules (lines and thin rectangles), collinear pieces joined, and
     filled boxes (cell backgrounds)."""
@@ -77,11 +76,14 @@ def ruled_grids(hrules: list[Rule], vrules: list[Rule], page_height: float) -> l
     rows (three edges each way): a framed note or a single rule under a heading is none."""
     edges = sorted((v for v in vrules if MIN_GRID_RULE <= v.length < FRAME_SHARE * page_height), key=lambda v: v.start)
     groups: list[list[Rule]] = []
+    bottom = 0.0  # the lowest end of the last group's edges
     for v in edges:  # vertical edges whose spans overlap (within a rule's gap) are one grid's
-        if groups and v.start <= max(g.end for g in groups[-1]) + 3.0:
+        if groups and v.start <= bottom + 3.0:
             groups[-1].append(v)
+            bottom = max(bottom, v.end)
         else:
             groups.append([v])
+            bottom = v.end
     out = []
     for group in groups:
         xs: list[float] = []

@@ -22,6 +22,7 @@ from docintel.parsing.grid import (  # noqa: F401 (re-exported)
     number_grids,
     repeats_header,
     table_regions,
+    top_cut,
 )
 
 FLAGS = ("flat_table", "opaque_figure", "col_anomaly", "scanned")
@@ -95,8 +96,9 @@ def _ruled_caption(lines: Sequence[dict[str, Any]], grids: Sequence[dict[str, fl
     """(table id, grid) of the last ruled grid with a "Table N" caption within CAPTION_GAP points
     above or below it."""
     found = None
+    captions = caption_lines(lines) if grids else []
     for grid in grids:
-        for k, table_id in caption_lines(lines):
+        for k, table_id in captions:
             cap = lines[k]
             gap = grid["y0"] - cap["y1"] if cap["y1"] <= grid["y0"] + 1 else cap["y0"] - grid["y1"]
             if -1 <= gap <= CAPTION_GAP and (found is None or grid["y0"] >= found[1]["y0"]):
@@ -142,8 +144,7 @@ def continued_table(lines: Sequence[dict[str, Any]], previous: tuple | None,
     if label_x is not None and continues_labels(lines, label_x):
         return f"flat_table: 'Table {previous[0]}' continued (its row labels go on on this page)"
     if lines and grids:
-        ys = sorted(r["y0"] for r in lines)
-        if any(g["y0"] <= ys[0] + CONTINUED_TOP * (ys[-1] - ys[0]) for g in grids):
+        if any(g["y0"] <= top_cut(lines, CONTINUED_TOP) for g in grids):
             return f"flat_table: 'Table {previous[0]}' continued (its ruled grid goes on on this page)"
     return None
 

@@ -21,6 +21,7 @@ from docintel.schemas.references import TargetRegion
 from docintel.store.store import Store
 from docintel.store.values import as_float as _num
 from docintel.store.values import as_int as _int
+from docintel.text import holds, stem, stems
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -138,10 +139,11 @@ def _span_in_doc(cand: Candidate, lines: pd.DataFrame, parsed: ParsedQuestion, i
     # a question of several asks: the span also takes in each ask's own best window ("How many
     # characters can the account number have, what must the first two digits of the routing
     # number be, and how soon ...?": the account number's line lay 50 lines below the window
-    # the three asks' words chose together)
+    # the three asks' words chose together). An ask holds a keyword as the stems read both, so a
+    # number ("1,000") or a possessive ("user's") in the ask is one of its keywords
     for ask in parsed.asks if len(parsed.asks) > 1 else []:
-        words = set(re.findall(r"[a-z0-9][a-z0-9\-']*", ask.lower()))
-        keywords = [k for k in parsed.keywords if k in words]
+        have = stems(ask)
+        keywords = [k for k in parsed.keywords if holds(have, stem(k))]
         if keywords:
             part = answer_span(page, parsed.model_copy(update={"keywords": keywords, "asked": ask, "asks": [ask]}), idf)
             first, last = min(first, part.first), max(last, part.last)
@@ -319,8 +321,6 @@ def _section_of(toc, page_num: int, page, line_num: int | None) -> str | None:
 
 
 def _title_share(title: str, idf: dict[str, float]) -> float:
-    from docintel.text import stem
-
     words = {stem(w) for w in re.findall(r"[A-Za-z0-9]+", title or "")}
     return sum(v for k, v in idf.items() if stem(k) in words)
 

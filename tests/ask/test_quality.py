@@ -1641,6 +1641,32 @@ def test_each_ask_of_a_question_brings_its_own_window_into_the_span(tmp_path):
     assert "first two digits" in text and "up to 17 characters" in text
 
 
+def test_an_asks_own_window_is_found_by_a_number_of_the_ask(tmp_path):
+    """The ask's own window is chosen by the question's keywords that the ask holds. They were
+    matched by a word pattern of their own that split "1,000" into "1" and "000", so the number
+    keyword was not the ask's, and the ask's window went to the first "limit ... units" line (500
+    units), not to the 1,000-unit one 60 lines below."""
+    from storebuild import text_pdf
+
+    from docintel import api
+    from docintel.retrieval import retrieve
+    from docintel.store.store import Store
+
+    filler = [f"Filler line {k} about other matters of the shipment, not the pallets." for k in range(60)]
+    lines = (["Direct deposit of your refund.", "The routing number must be nine digits.",
+              "The first two digits of the routing number must be 01 through 12 or 21 through 32.",
+              "The limit for 500 units is set by the clerk."]
+             + filler + ["The limit for 1,000 units is 40 pallets."])
+    pdf = text_pdf(tmp_path / "limits.pdf", [lines], top=30, step=11, size=7)
+    root = tmp_path / "store"
+    api.ingest([pdf], Settings.load(env={}, store=root, quiet=True))
+    q = "What must the first two digits of the routing number be, and what is the limit for 1,000 units?"
+    store = Store(root)
+    passages, _, _, _ = retrieve(store, parse_question(q), store.doc_ids())
+    text = " ".join(ln.text for ln in passages[0].lines)
+    assert "first two digits" in text and "40 pallets" in text
+
+
 def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(tmp_path):
     """CSWP 29 p13 opens with "continuously improving."; the sentence, and the pointer to
     Appendix B that the question needs, start on p12."""

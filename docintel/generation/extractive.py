@@ -939,9 +939,11 @@ MAX_LIST_SCAN = 60
 over several sentences each)."""
 
 _LIST_BELOW = re.compile(r"(?i)\b(?:lists?|items|elements|examples|steps|questions|factors)\s+(?:below|that\s+follow)\b"
-                         r"|\b(?:listed|enumerated|given|shown)\s+below\b|\bas\s+follows\b")
+                         r"|\b(?:listed|enumerated|given|shown)\s+below\b|\bas\s+follows\b"
+                         r"|\b(?:any|all|each|one|none|both|either)\s+of\s+the\s+following\s*(?:\w+\s*)?[.]?$")
 """A sentence that introduces a list further down without a colon ("The lists below provide
-suggestions of what information to collect ..."): its list is quoted with it, when one follows
+suggestions of what information to collect ...", "See Pub. 526 to figure the amount of your
+deduction if any of the following applies."): its list is quoted with it, when one follows
 (headings between them allowed)."""
 
 NEAR_MISS = 0.5

@@ -2318,6 +2318,17 @@ def test_a_list_announced_below_is_quoted_with_its_intro(q):
     assert "The lists below provide" in out.answer and "Each organization" not in out.answer
 
 
+def test_a_list_announced_by_any_of_the_following_is_quoted_with_its_intro(i1040nr_store):
+    """1040NR p26: "See Pub. 526 to figure the amount of your deduction if any of the following
+    applies." ends in a full stop, not a colon, so its two numbered items (the 30% and 20%
+    limits) were left out of the answer that quoted it."""
+    from docintel import api
+
+    out = api.ask("When do my cash gifts to U.S. charities mean I must use Pub. 526 to figure my deduction?", i1040nr_store)
+    assert "if any of the following applies" in out.answer
+    assert "more than 30% of the amount on Form 1040NR, line 36" in out.answer and "more than 20%" in out.answer
+
+
 def test_a_question_is_read_for_what_is_asked_not_for_the_premise():
     from docintel.generation.extractive import PREMISE_WEIGHT, _asked_weights
     from docintel.questions.parse import parse_question

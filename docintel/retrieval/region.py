@@ -181,23 +181,38 @@ def _in_page_order(lines: pd.DataFrame):
 
 
 SENTENCE_LINES = 6
-"""At most this many lines are added at either end of a span to finish a sentence it cuts."""
+SENTENCE_WORDS = 70
+"""At most SENTENCE_LINES lines are added at either end of a span to finish a sentence it cuts,
+or more while they hold no more than SENTENCE_WORDS words: the Federal Register's three columns
+set five words a line, and a sentence there runs over eight ("To facilitate the flightcrew's
+ability to | recognize and respond to undesired | ... | flightcrew for the 737 MAX."); a span
+that took in six of them quoted a fragment."""
 
 
 def _whole_sentences(lines: pd.DataFrame, nums: list[int], first: int, last: int) -> tuple[int, int]:
     """(first, last) indexes into ``nums`` (the page's sorted line numbers) moved out to where the
-    prose sentences the span's ends cut begin and end, by at most SENTENCE_LINES lines each: a
-    span cut at its context's edge quoted "... you must use the Tax Table that begins on"."""
+    prose sentences the span's ends cut begin and end (SENTENCE_LINES, SENTENCE_WORDS): a span
+    cut at its context's edge quoted "... you must use the Tax Table that begins on"."""
     text = dict(zip(lines["line_num"].astype(int), lines["text"].astype(str)))
     prose = dict(zip(lines["line_num"].astype(int), kinds_of(lines).eq("text")))
-    for _ in range(SENTENCE_LINES):
-        if last + 1 >= len(nums) or _closed(text[nums[last]]) or not prose[nums[last + 1]]:
+
+    def more(added: int, words: int) -> bool:
+        return added < SENTENCE_LINES or words <= SENTENCE_WORDS
+
+    added = words = 0
+    while last + 1 < len(nums) and not _closed(text[nums[last]]) and prose[nums[last + 1]]:
+        words += len(text[nums[last + 1]].split())
+        if not more(added, words):
             break
         last += 1
-    for _ in range(SENTENCE_LINES):
-        if first == 0 or _closed(text[nums[first - 1]]) or not prose[nums[first - 1]]:
+        added += 1
+    added = words = 0
+    while first > 0 and not _closed(text[nums[first - 1]]) and prose[nums[first - 1]]:
+        words += len(text[nums[first - 1]].split())
+        if not more(added, words):
             break
         first -= 1
+        added += 1
     return first, last
 
 

@@ -1584,6 +1584,26 @@ def test_a_span_cut_mid_sentence_at_its_context_edge_is_moved_out_to_the_sentenc
     assert _whole_sentences(table, [1, 2], 0, 0) == (0, 0)  # prose only: a table row does not finish it
 
 
+def test_a_sentence_over_many_short_lines_is_finished_but_a_long_run_of_long_lines_is_not():
+    """The Federal Register sets five words a line: "To facilitate the flightcrew's ability to" |
+    ... | "flightcrew for the 737 MAX." runs over eight lines, and a span that started on its
+    third line took in six lines back at most, quoting "horizontal stabilizer movement and the
+    effects ...". Short lines are taken back while they hold few words; lines of a page set
+    in one column, six at most, as before."""
+    from docintel.retrieval.region import _whole_sentences
+
+    short = ["settings is inoperative.", "To facilitate the flightcrew's ability to", "recognize and respond to undesired",
+             "horizontal stabilizer movement and the", "effects of a potential AOA sensor failure,",
+             "the FAA proposes to mandate revising", "and adding certain operating procedures",
+             "(checklists) of the AFM used by the", "flightcrew for the 737 MAX."]
+    page = _page([(t, "text") for t in short])
+    assert _whole_sentences(page, list(range(1, 10)), 8, 8) == (1, 8)
+    long = ["The previous sentence ends here.", *[f"a long line of the one sentence that goes on and on, number {k}, in one wide column" for k in range(9)],
+            "and it ends here."]
+    page = _page([(t, "text") for t in long])
+    assert _whole_sentences(page, list(range(1, 12)), 10, 10) == (4, 10)  # six lines back, no more
+
+
 def test_pages_ranked_ninth_and_tenth_by_bm25_are_re_ranked(tmp_path):
     """SP 800-63B's AAL2 page, the way in to the biometric requirements of Section 5.2.3, sat
     ninth by bm25 after a parsing change shifted the page statistics a little, and fell out of a

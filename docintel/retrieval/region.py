@@ -316,10 +316,14 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     # a running head of any length set smaller than the page's body text ("FIPS Publication 199
     # Standards for Security Categorization of Federal Information and Information Systems", 8 pt
     # over 10.5 pt body; CSWP 29's "February 26, 2024" at 61 pt)
+    # ... but not a footnote's line set close under the line it continues (SP 800-61 p68: "...
+    # (e.g., accounting department unable" | "to perform tasks for two days) or ... a cost of over
+    # $100,000).", 9 pt over 11 pt body, its second line 72 pt from the foot)
     if "font_size" in lines:
         size = lines["font_size"].astype(float)
         body = size.where(n_words > _BODY_WORDS).groupby(lines["page_num"]).transform("median")
-        margin |= wide_band & ~caption & (size < 0.85 * body)
+        small = wide_band & ~caption & (size < 0.85 * body)
+        margin |= small & ~_set_with_the_text(lines, small, under_open=True)
     # text set sideways at the left edge: a stamp, not the page's text ("arXiv:1706.03762v7
     # [cs.CL] 2 Aug 2023", "jbell on DSKJLSW7X2PROD with PROPOSALS")
     if "x0" in lines and "x1" in lines:

@@ -2565,6 +2565,29 @@ def test_a_long_running_head_in_small_type_is_dropped_but_body_text_at_the_top_i
     assert list(kept["line_num"]) == [2, 3, 4]
 
 
+def test_a_footnotes_second_line_in_small_type_near_the_foot_is_kept():
+    """SP 800-61 p68's footnote 49 runs over two 9 pt lines (11 pt body); the second, 72 pt from
+    the foot, was dropped as a running foot in small type, and the answer quoted "... (e.g.,
+    accounting department unable" without "... a "major" incident has a cost of over $100,000)".
+    Set close under a line it continues, it is text; a foot in small type standing apart is not."""
+    import pandas as pd
+
+    from docintel.retrieval.region import drop_margins
+
+    body = "Business Impact of the Incident is one of the data elements an incident handler should collect"
+    rows = [(body, 72, 560, 240.0 + 14 * k, 252.0 + 14 * k, 11.04) for k in range(6)] + [
+            ("49", 72, 78, 698.3, 709.6, 9.0),
+            ("The business impact of the incident could either be a description of the incident's effect (e.g., unable",
+             78, 540, 699.6, 709.6, 9.0),
+            ("to perform tasks for two days) or an impact category based on the cost (e.g., over $100,000).",
+             72, 520, 709.9, 719.9, 9.0),
+            ("Revised August 2012 for the Computer Security Division of the Laboratory", 72, 400, 740.0, 749.0, 8.0)]
+    page = pd.DataFrame([{"page_num": 1, "line_num": i + 1, "text": t, "kind": "text", "x0": float(a), "x1": float(b),
+                          "y0": top, "y1": bottom, "font_size": f} for i, (t, a, b, top, bottom, f) in enumerate(rows)])
+    kept = drop_margins(page, {1: 792.0})
+    assert list(kept["line_num"]) == list(range(1, 10))
+
+
 def test_a_running_head_the_next_pages_repeat_and_a_sideways_stamp_are_dropped():
     """The Federal Register sets "Federal Register / Vol. 85, No. 152 / ... / Proposed Rules" (14
     words, body size) atop every page next to its number, and "jbell on DSKJLSW7X2PROD with

@@ -322,8 +322,13 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     if "font_size" in lines:
         size = lines["font_size"].astype(float)
         body = size.where(n_words > _BODY_WORDS).groupby(lines["page_num"]).transform("median")
-        small = wide_band & ~caption & (size < 0.85 * body)
-        margin |= small & ~_set_with_the_text(lines, small, under_open=True)
+        small_type = size < 0.85 * body
+        small = wide_band & ~caption & small_type
+        # the line it continues is in small type too, and text itself: a running foot set close
+        # under the last line of the body (an ACL paper's "Proceedings of the 17th Conference
+        # ..." | "May 2-6, 2023 ©2023 Association ...") goes, both lines
+        margin |= small & ~_set_with_the_text(lines[small_type], small[small_type], under_open=True,
+                                              chained=True).reindex(lines.index, fill_value=False)
     # text set sideways at the left edge: a stamp, not the page's text ("arXiv:1706.03762v7
     # [cs.CL] 2 Aug 2023", "jbell on DSKJLSW7X2PROD with PROPOSALS")
     if "x0" in lines and "x1" in lines:
@@ -343,13 +348,15 @@ _EDGE = 45.0
 """Points from the left edge of the page within which sideways text is a stamp."""
 
 
-def _set_with_the_text(lines: pd.DataFrame, band: pd.Series, under_open: bool = False) -> pd.Series:
+def _set_with_the_text(lines: pd.DataFrame, band: pd.Series, under_open: bool = False, chained: bool = False) -> pd.Series:
     """Lines of ``band`` set at the body's line spacing from another line over or under them
     (a gap under half a line, overlapping it across): the first or last line of a column set
     close to the edge ("your residency was more than" / "$124,000. This amount is adjusted for",
     1040NR p7), not a running head or foot, which stands apart from the text. ``under_open``:
     only a line over it that ends mid-sentence counts (a running head's second line is set as
-    close under its first: "DIGITAL IDENTITY GUIDELINES:" / "AUTHENTICATION & LIFECYCLE ...")."""
+    close under its first: "DIGITAL IDENTITY GUIDELINES:" / "AUTHENTICATION & LIFECYCLE ...").
+    ``chained``: a line of ``band`` over it counts only when it is set with the text itself
+    (read from the top down: a note's lines run on from one above the band)."""
     out = np.zeros(len(lines), dtype=bool)
     if not band.any() or "x0" not in lines:
         return pd.Series(out, index=lines.index)
@@ -360,12 +367,14 @@ def _set_with_the_text(lines: pd.DataFrame, band: pd.Series, under_open: bool = 
     flagged = band.to_numpy()
     for p in np.unique(page[flagged]):
         on = np.flatnonzero(page == p)
-        for b in on[flagged[on]]:
+        for b in sorted(on[flagged[on]], key=lambda k: y0[k]):
             across = (x0[on] < x1[b]) & (x1[on] > x0[b]) & (on != b)
             gap = np.maximum(y0[b] - y1[on], y0[on] - y1[b])  # the white space between the two lines
             near = across & (gap >= -1) & (gap <= 0.5 * (y1[b] - y0[b]))
             if open_end is not None:
                 near &= (y1[on] <= y0[b] + 1) & open_end[on]
+            if chained:
+                near &= ~flagged[on] | out[on]
             out[b] = bool(near.any())
     return pd.Series(out, index=lines.index)
 

@@ -2563,7 +2563,8 @@ def test_a_footnotes_second_line_in_small_type_near_the_foot_is_kept():
     """SP 800-61 p68's footnote 49 runs over two 9 pt lines (11 pt body); the second, 72 pt from
     the foot, was dropped as a running foot in small type, and the answer quoted "... (e.g.,
     accounting department unable" without "... a "major" incident has a cost of over $100,000)".
-    Set close under a line it continues, it is text; a foot in small type standing apart is not."""
+    Set close under a line in small type that it continues, it is text; a foot in small type
+    standing apart is not, nor one set close under the body's last line."""
     import pandas as pd
 
     from docintel.retrieval.region import drop_margins
@@ -2576,10 +2577,18 @@ def test_a_footnotes_second_line_in_small_type_near_the_foot_is_kept():
             ("to perform tasks for two days) or an impact category based on the cost (e.g., over $100,000).",
              72, 520, 709.9, 719.9, 9.0),
             ("Revised August 2012 for the Computer Security Division of the Laboratory", 72, 400, 740.0, 749.0, 8.0)]
-    page = pd.DataFrame([{"page_num": 1, "line_num": i + 1, "text": t, "kind": "text", "x0": float(a), "x1": float(b),
-                          "y0": top, "y1": bottom, "font_size": f} for i, (t, a, b, top, bottom, f) in enumerate(rows)])
-    kept = drop_margins(page, {1: 792.0})
-    assert list(kept["line_num"]) == list(range(1, 10))
+    # an ACL paper's page 1: its foot, two 8 pt lines, set close under the last line of a column
+    # that runs on to the next
+    acl = [(f"line {k} of the first column of the paper's body, set in ten point type, it goes", 70, 300,
+            530.0 + 12 * k, 540.0 + 12 * k, 10.0) for k in range(15)] + [
+           ("Proceedings of the 17th Conference of the European Chapter of the Association for", 70, 530, 710.5, 719.5, 8.0),
+           ("May 2-6, 2023 ©2023 Association for Computational Linguistics", 70, 400, 720.0, 729.0, 8.0)]
+    page = pd.DataFrame([{"page_num": n, "line_num": i + 1, "text": t, "kind": "text", "x0": float(a), "x1": float(b),
+                          "y0": top, "y1": bottom, "font_size": f}
+                         for n, rs in ((1, rows), (2, acl)) for i, (t, a, b, top, bottom, f) in enumerate(rs)])
+    kept = drop_margins(page, {1: 792.0, 2: 792.0})
+    assert list(kept[kept["page_num"] == 1]["line_num"]) == list(range(1, 10))
+    assert list(kept[kept["page_num"] == 2]["line_num"]) == list(range(1, 16))
 
 
 def test_a_running_head_the_next_pages_repeat_and_a_sideways_stamp_are_dropped():

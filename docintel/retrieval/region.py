@@ -316,17 +316,16 @@ def drop_margins(lines: pd.DataFrame, heights: dict[int, float], share: float = 
     # a running head of any length set smaller than the page's body text ("FIPS Publication 199
     # Standards for Security Categorization of Federal Information and Information Systems", 8 pt
     # over 10.5 pt body; CSWP 29's "February 26, 2024" at 61 pt)
-    # ... but not a footnote's line set close under the line it continues (SP 800-61 p68: "...
-    # (e.g., accounting department unable" | "to perform tasks for two days) or ... a cost of over
-    # $100,000).", 9 pt over 11 pt body, its second line 72 pt from the foot)
+    # ... but not a note's line set close under a line in small type it continues, itself text
+    # (SP 800-61 p68: "... (e.g., accounting department unable" | "to perform tasks for two days)
+    # or ... a cost of over $100,000).", 9 pt over 11 pt body, its second line 72 pt from the
+    # foot); a running foot set close under the body's last line (an ACL paper's "Proceedings of
+    # the 17th Conference ..." | "May 2-6, 2023 ©2023 Association ...") still goes, both lines
     if "font_size" in lines:
         size = lines["font_size"].astype(float)
         body = size.where(n_words > _BODY_WORDS).groupby(lines["page_num"]).transform("median")
         small_type = size < 0.85 * body
         small = wide_band & ~caption & small_type
-        # the line it continues is in small type too, and text itself: a running foot set close
-        # under the last line of the body (an ACL paper's "Proceedings of the 17th Conference
-        # ..." | "May 2-6, 2023 ©2023 Association ...") goes, both lines
         margin |= small & ~_set_with_the_text(lines[small_type], small[small_type], under_open=True,
                                               chained=True).reindex(lines.index, fill_value=False)
     # text set sideways at the left edge: a stamp, not the page's text ("arXiv:1706.03762v7

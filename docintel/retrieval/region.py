@@ -196,24 +196,20 @@ def _whole_sentences(lines: pd.DataFrame, nums: list[int], first: int, last: int
     text = dict(zip(lines["line_num"].astype(int), lines["text"].astype(str)))
     prose = dict(zip(lines["line_num"].astype(int), kinds_of(lines).eq("text")))
 
-    def more(added: int, words: int) -> bool:
-        return added < SENTENCE_LINES or words <= SENTENCE_WORDS
+    def out(i: int, step: int) -> int:
+        """``i`` moved by ``step`` while the sentence runs on across the line boundary there."""
+        added = words = 0
+        while 0 <= i + step < len(nums):
+            nxt = i + step
+            if _closed(text[nums[min(i, nxt)]]) or not prose[nums[nxt]]:  # the upper line ends one
+                break
+            words += len(text[nums[nxt]].split())
+            if added >= SENTENCE_LINES and words > SENTENCE_WORDS:
+                break
+            i, added = nxt, added + 1
+        return i
 
-    added = words = 0
-    while last + 1 < len(nums) and not _closed(text[nums[last]]) and prose[nums[last + 1]]:
-        words += len(text[nums[last + 1]].split())
-        if not more(added, words):
-            break
-        last += 1
-        added += 1
-    added = words = 0
-    while first > 0 and not _closed(text[nums[first - 1]]) and prose[nums[first - 1]]:
-        words += len(text[nums[first - 1]].split())
-        if not more(added, words):
-            break
-        first -= 1
-        added += 1
-    return first, last
+    return out(first, -1), out(last, 1)
 
 
 def span_rows(page: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:

@@ -1633,52 +1633,37 @@ def test_pages_ranked_ninth_and_tenth_by_bm25_are_re_ranked(tmp_path):
     assert len(cands) == 10
 
 
-ROUTING = ["Direct deposit of your refund.", "The routing number must be nine digits.",
-           "The first two digits of the routing number must be 01 through 12 or 21 through 32."]
-
-
-def _first_passage_text(tmp_path, lines: list[str], question: str) -> str:
-    """The text of the first passage retrieval hands on for ``question`` from a one-page PDF of
-    ``lines`` set close (a long page: 65 lines and more)."""
+@pytest.mark.parametrize("subject, near, far, question, wanted", [
+    # 1040NR p24: the window the three asks' words chose together lay round the routing-number
+    # lines, and the account number's line was 50 lines below the span ("Not found" for that ask)
+    ("the return, not the deposit", "If the amount deposited differs from what you expected, you will hear in about 2 weeks.",
+     "Line 72d. The account number can be up to 17 characters (both numbers and letters).",
+     "How many characters can the account number have, what must the first two digits of the routing number be, "
+     "and how soon would I hear if the amount deposited is not what I expected?", "up to 17 characters"),
+    # the ask's keywords were matched by a word pattern of its own that split "1,000" into "1"
+    # and "000": the ask's window went to the first "limit ... units" line (500 units)
+    ("the shipment, not the pallets", "The limit for 500 units is set by the clerk.", "The limit for 1,000 units is 40 pallets.",
+     "What must the first two digits of the routing number be, and what is the limit for 1,000 units?", "40 pallets"),
+])
+def test_each_ask_of_a_question_brings_its_own_window_into_the_span(tmp_path, subject, near, far, question, wanted):
+    """A question of several asks gets, in the span handed to the generator, each ask's own best
+    window: the one the question's keywords that the ask holds (read as stems) choose."""
     from storebuild import text_pdf
 
     from docintel import api
     from docintel.retrieval import retrieve
     from docintel.store.store import Store
 
+    filler = [f"Filler line {k} about other matters of {subject}." for k in range(60)]
+    lines = ["Direct deposit of your refund.", "The routing number must be nine digits.",
+             "The first two digits of the routing number must be 01 through 12 or 21 through 32.", near, *filler, far]
     pdf = text_pdf(tmp_path / "page.pdf", [lines], top=30, step=11, size=7)
     root = tmp_path / "store"
     api.ingest([pdf], Settings.load(env={}, store=root, quiet=True))
     store = Store(root)
     passages, _, _, _ = retrieve(store, parse_question(question), store.doc_ids())
-    return " ".join(ln.text for ln in passages[0].lines)
-
-
-def test_each_ask_of_a_question_brings_its_own_window_into_the_span(tmp_path):
-    """1040NR p24: "How many characters can the account number have, what must the first two
-    digits of the routing number be, and how soon would I hear ...?" The window the three asks'
-    words chose together lay round the routing-number lines, and "The account number can be up
-    to 17 characters" was 50 lines below the span handed to the generator ("Not found" for that
-    ask). Each ask's own best window is now in the span."""
-    filler = [f"Filler line {k} about other matters of the return, not the deposit." for k in range(60)]
-    lines = (ROUTING + ["If the amount deposited differs from what you expected, you will hear in about 2 weeks."]
-             + filler + ["Line 72d. The account number can be up to 17 characters (both numbers and letters)."])
-    text = _first_passage_text(tmp_path, lines, "How many characters can the account number have, what must the first two "
-                               "digits of the routing number be, and how soon would I hear if the amount deposited is not what I expected?")
-    assert "first two digits" in text and "up to 17 characters" in text
-
-
-def test_an_asks_own_window_is_found_by_a_number_of_the_ask(tmp_path):
-    """The ask's own window is chosen by the question's keywords that the ask holds. They were
-    matched by a word pattern of their own that split "1,000" into "1" and "000", so the number
-    keyword was not the ask's, and the ask's window went to the first "limit ... units" line (500
-    units), not to the 1,000-unit one 60 lines below."""
-    filler = [f"Filler line {k} about other matters of the shipment, not the pallets." for k in range(60)]
-    lines = (ROUTING + ["The limit for 500 units is set by the clerk."]
-             + filler + ["The limit for 1,000 units is 40 pallets."])
-    text = _first_passage_text(tmp_path, lines, "What must the first two digits of the routing number be, and what is the "
-                               "limit for 1,000 units?")
-    assert "first two digits" in text and "40 pallets" in text
+    text = " ".join(ln.text for ln in passages[0].lines)
+    assert "first two digits" in text and wanted in text
 
 
 def test_a_passage_opening_mid_sentence_gets_the_paragraph_from_the_page_before(tmp_path):

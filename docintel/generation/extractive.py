@@ -207,7 +207,8 @@ def _counts(evidence: str, noun: str) -> bool:
     """Whether ``evidence`` states a number of ``noun`` (its stem): a number up to four words
     before it with no preposition, verb or relative pronoun between ("10 working days", "three
     annotators", "8 parallel attention layers, or heads"; not "76.6 percent without substitute
-    schools"), or a value given for it ("heads = 8", "Heads: 8")."""
+    schools"), or a value given for it ("heads = 8", "Heads: 8", "the suggested minimum number of
+    subsections ... is one thousand")."""
     st = re.escape(_stem(noun))
     to_noun = re.compile(rf"(?i)((?:[\s\-]+[\w\-,]+){{0,4}}?)[\s\-]+{st}\w*")
     # every number is tried, also one inside another's failed run ("3.5 days on 8 P100 GPUs")
@@ -217,7 +218,10 @@ def _counts(evidence: str, noun: str) -> bool:
             between = {w.strip(",").lower() for w in re.split(r"[\s\-]+", run.group(1)) if w}
             if not between & (_PREPOSITIONS | _AUX | _NOT_BETWEEN):
                 return True
-    return bool(re.search(rf"(?i)\b{st}\w*\s*[:=]\s*\d", evidence))
+    return bool(re.search(rf"(?i)\b{st}\w*\s*[:=]\s*\d", evidence)
+                or re.search(rf"(?i)\bnumber\s+of\s+(?:[\w\-]+\s+){{0,2}}?{st}\w*\b[^.;:]{{0,80}}?\b(?:is|are|was|were|be|equals)\s+"
+                             rf"(?:(?:at\s+(?:least|most)|about|approximately|no\s+(?:more|less|fewer)\s+than)\s+)?"
+                             rf"(?:\d|{_NUMBER_WORD}\b)", evidence))
 
 
 _PROVENANCE = re.compile(r"\((?:page|pages)\s[^)]*\)")
@@ -238,7 +242,8 @@ _THE_DOCUMENT = re.compile(
 """The document itself, named by its kind ("What does the guide say about ...?", "according to
 this standard, ...", "What attacks does the document give as examples?"): the asked-about
 document, not a topic an answer must mention."""
-_CARDINALS = frozenset("one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty sixty ninety hundred".split())
+_CARDINALS = frozenset("one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty sixty ninety hundred"
+                       " thousand million".split())
 _NUMBER_WORDS = _CARDINALS | {"first", "second", "third"}
 _NUMBER_WORD = "(?:" + "|".join(sorted(_CARDINALS)) + ")"
 _AUX = frozenset(

@@ -2785,6 +2785,7 @@ def test_how_many_days_wants_a_number_of_days(text, complete):
     assert ("states no number of days" in out.answer) is not complete
 
 
+SUBSECTIONS = ("How many subsections should there be?", {"subsections": 1.0})
 HEADS = ("How many heads does the Transformer use?", {"head": 1.0, "transformer": 0.5, "use": 0.1})
 ANNOTATORS = ("How many annotators did LongEval use per summary?",
               {"annotator": 1.0, "longeval": 1.0, "use": 0.1, "summary": 0.5})
@@ -2815,6 +2816,10 @@ ANNOTATORS = ("How many annotators did LongEval use per summary?",
     (("How many full-time incident handlers does the guide recommend?",
       {"full-time": 0.5, "incident": 0.5, "handler": 1.0, "guide": 0.1, "recommend": 0.3}),
      "The guide recommends two full-time incident handlers.", True),
+    # SP 800-88 p28-29 states its count in words, after the noun
+    (SUBSECTIONS, "The suggested minimum number of subsections for a storage device leveraging LBA addressing is one"
+                  " thousand.", True),
+    (SUBSECTIONS, "The number of practical subsections depends on the device and addressing scheme.", False),
 ])
 def test_how_many_wants_a_number_of_what_it_counts(asked, text, complete):
     q, weights = asked

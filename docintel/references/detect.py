@@ -317,10 +317,12 @@ def find_mentions(text: str) -> list[Mention]:
         if ident in {"I"} and rtype not in (RefType.appendix, RefType.annex, RefType.schedule, RefType.exhibit):
             continue  # "Table I" is rare, "in section I" mostly prose
         sub = _clean_sub(m.group("sub") or m.group("sub2"))
+        titled = False
         if rtype == RefType.page and sub is None:
             sub = _page_subject(text, m.start())
+            titled = sub is not None  # "use the Tax Table that begins on page 34": a reader turns there
         raw = m.group(0).strip().rstrip(".,;")
-        trig = _triggered(text, m.start()) or _parenthesised(text, m.start()) or bool(_POINTS_VERB.match(text, m.end()))
+        trig = titled or _triggered(text, m.start()) or _parenthesised(text, m.start()) or bool(_POINTS_VERB.match(text, m.end()))
         named = _named_before(text, m.start(), found)
         if named is not None:  # "See NIST SP 800-125 ... for more—specifically, Section 3.3 ...": its part
             raw_ext = f"{raw} of {named.ref.raw_text}"

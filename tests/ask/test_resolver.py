@@ -304,6 +304,18 @@ def test_a_page_pointer_is_read_from_the_part_it_names(i1040nr_store):
         assert p.page == 6 and "taxed at 30% unless" in words(p) and "section 897" in words(p)
 
 
+@pytest.mark.parametrize("text, page, subject", [
+    ("Individuals. If your taxable income is less than $100,000, you must use the Tax Table that begins on page 34 to "
+     "figure your tax.", "34", "Tax Table"),
+    ("See Reminders on page 30.", "30", "Reminders"),
+    ("Enter your name, identifying number (defined on page 8), type of entry visa", "8", "identifying number"),
+])
+def test_a_page_pointer_naming_its_part_is_one_a_reader_follows(text, page, subject):
+    """"use the Tax Table that begins on page 34" names what the page holds: a reader turns there
+    (no trigger word such as "see" stands right before "page 34")."""
+    assert [(r.ref_target, r.sub_selector) for r in find_pointers(text)] == [(page, subject)]
+
+
 def test_a_pointer_into_the_part_it_is_written_in_is_not_followed(form_store):
     """1040NR p18: "... use the worksheet on this page to figure the amount to enter on line 39"
     is written inside line 39's own instructions, where the reader already is: the loop does not

@@ -1783,12 +1783,17 @@ class ExtractiveGenerator:
             extreme = _extreme_rows(body, request.parsed.asked or request.question, weights)
             if extreme is not None:  # "Which dataset has the longest summaries?": read off every row
                 return self._extreme_text(head, extreme, body, caveat)
-            if p.referenced_from is None and request.parsed.shape != AnswerShape.list:
+            amounts = money_amounts(request.parsed.text)
+            groups = [(r, bracket_group([(c.header, c.value) for c in r.cells], amounts)) for r in _bracketing_rows(body, amounts)[:3]]
+            bracketing = [r.model_copy(update={"cells": r.cells[g], "row_key": r.row_key if not g.start else None}) for r, g in groups]
+            if bracketing:  # the row whose range holds the question's amount, in its group of columns
+                best = bracketing
+            elif p.referenced_from is None and request.parsed.shape != AnswerShape.list:
                 best = _matching_rows(body, weights)  # the question named the table: the rows it asks about
             elif request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order
                 best = body[:25]
             else:  # a table a passage pointed at: the rows the question singles out, else the closest ones
-                best = _bracketing_rows(body, money_amounts(request.parsed.text))[:3] or _matching_rows(body, weights)[:3] or sorted(
+                best = _matching_rows(body, weights)[:3] or sorted(
                     body, key=lambda r: (-len(_stems(_cells_text(r)) & set(weights)), r.line_num))[:3]
             # no row names what the question asks about (or "What are the six Functions?"):
             # the whole table, in order

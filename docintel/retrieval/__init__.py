@@ -21,7 +21,7 @@ from docintel.schemas.references import TargetRegion
 from docintel.store.store import Store
 from docintel.store.values import as_float as _num
 from docintel.store.values import as_int as _int
-from docintel.text import holds, stem, stems
+from docintel.text import holds, money_amounts, stem, stems
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -343,7 +343,21 @@ def fetch_target(
     is read on its first page and, given the question (``parsed``, with its weights), on the
     later pages that match it best ("Section 2" of SP 800-61 runs 18 pages; law enforcement is
     on its fifteenth); without it, on the pages that follow."""
+    runs_on = None
+    if parsed is not None and region.ref_type == RefType.page and region.page_start == region.page_end:
+        from docintel.retrieval.search import bracket_page_from
+
+        # "use the Tax Table that begins on page 34" for "$71,420": the table's row that holds
+        # the amount is on a later page of it
+        runs_on = bracket_page_from(store, region.doc_id, region.page_start, money_amounts(parsed.text))
+        if runs_on is not None:
+            region = region.model_copy(update={"page_start": runs_on, "page_end": runs_on, "y_start": None, "y_end": None,
+                                               "line_start": None, "line_end": None, "by_line": False})
+            next_section = None
     first, more = _fetch(store, region, passage_id, next_section)
+    if runs_on is not None:
+        first = first.model_copy(update={"note": f"{first.note}; the table it begins runs on to page {first.page_label}, "
+                                                 "whose row holds the question's amount"})
     out = [first]
     if more is not None and not more.empty:
         from docintel.retrieval.region import best_window, to_passage_lines

@@ -186,6 +186,33 @@ def _bracketing_pages(
     return _scored(conn, query, keys, best)
 
 
+def bracket_page_from(store: Store, doc_id: str, page: int, amounts: tuple[float, ...]) -> int | None:
+    """The page whose bracket row holds one of ``amounts``, of the bracket table that starts on
+    ``page`` and runs on over the pages after it ("use the Tax Table that begins on page 34": the
+    1040NR instructions' Tax Table runs to page 45, and the "71,400 | 71,450" row is on page 42);
+    None when ``page``'s own rows hold one, or it holds no bracket rows, or no page of the run
+    does."""
+    conn = connect(store) if amounts else None
+    if conn is None:
+        return None
+    try:
+        rows = conn.execute("SELECT page_num, lo, hi FROM brackets WHERE doc_id = ? AND page_num >= ? ORDER BY page_num",
+                            [doc_id, page]).fetchall()
+    except sqlite3.OperationalError:  # an index built before bracket rows
+        return None
+    finally:
+        conn.close()
+    ranges: dict[int, list[tuple[float, float]]] = {}
+    for p, lo, hi in rows:
+        ranges.setdefault(int(p), []).append((lo, hi))
+    at = page
+    while at in ranges:  # the table's pages, one after the other
+        if any(lo <= x < hi for lo, hi in ranges[at] for x in amounts):
+            return at if at != page else None
+        at += 1
+    return None
+
+
 def _scored(conn: sqlite3.Connection, query: str, keys: set[tuple[str, int]], best: float) -> dict[tuple[str, int], float]:
     """(doc_id, page) -> normalised bm25 under ``query`` of the pages ``keys`` that match it."""
     out = {}

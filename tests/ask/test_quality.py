@@ -471,6 +471,33 @@ def test_an_amount_finds_its_row_on_a_long_tax_table(i1040nr_store):
     assert "25,000" not in out.answer and "28,000" not in out.answer, out.answer
 
 
+def test_a_table_that_begins_on_a_page_is_read_where_its_row_holds_the_amount(i1040nr_store):
+    """The 1040NR's Tax Table begins on page 34 and runs to page 45; the "74,100 | 74,150" row is
+    on page 42 (Married filing separately 15,251, in the third group of columns). Named in the
+    question, "the Tax Table on page 34" quoted page 34's sample header and called it complete:
+    the target is the table's page whose row holds the amount (page 34's rows stop at 1,000),
+    and that row is quoted in its group of columns."""
+    from docintel import api
+
+    out = api.ask("My taxable income on line 40 is $74,130 and I checked filing status box 5. What tax does the "
+                  "Tax Table on page 34 give me?", i1040nr_store)
+    assert "Married filing separately Your tax is— 15,251" in out.answer and "13,571" not in out.answer, out.answer
+    assert "Sample Table" not in out.answer and [c.page for c in out.citations] == [42]
+
+
+def test_the_tax_line_instructions_lead_to_the_tax_tables_row(i1040nr_store):
+    """1040NR p18: "Individuals. If your taxable income (line 40) is less than $100,000, you must
+    use the Tax Table that begins on page 34 to figure your tax." "on page 34" after the table's
+    title is a pointer a reader follows (it was not: no trigger word stands right before it), to
+    the row of the table that holds the amount (page 42)."""
+    from docintel import api
+
+    out = api.ask("I'm a married nonresident alien (filing status box 5 on Form 1040NR) and my taxable income on line "
+                  "40 is $74,130. Following the instructions for the tax line, how much tax do I enter?", i1040nr_store)
+    assert "Married filing separately Your tax is— 15,251" in out.answer, out.answer
+    assert any(c.page == 42 and c.retrieved_via == RetrievedVia.reference and c.referenced_from.page == 18 for c in out.citations)
+
+
 def test_a_premise_that_says_it_was_sent_elsewhere_follows_the_pointer_it_describes(i1040nr_store, tmp_path):
     """1040NR p12: "Gains and losses from disposing of U.S. real property interests are reported
     on Schedule D (Form 1040) and included on line 14 of Form 1040NR. See Dispositions of U.S.

@@ -404,6 +404,36 @@ def money_amounts(question: str) -> tuple[float, ...]:
     return tuple(v for v in (normalise_number(m.group(1)) for m in _AMOUNT.finditer(question)) if v is not None)
 
 
+_MONEY = r"[$€£]\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+_AMOUNT_CONDITION = re.compile(
+    rf"(?i)\b(less\s+than|under|below|not\s+(?:more|over)\s+than|up\s+to|more\s+than|over|above|greater\s+than"
+    rf"|exceed(?:s|ing)?|at\s+least)\s+{_MONEY}|{_MONEY}\s+or\s+(more|greater|less|fewer)\b"
+)
+_AMOUNT_TEST = {"less": float.__lt__, "under": float.__lt__, "below": float.__lt__, "not": float.__le__,
+                "up": float.__le__, "at": float.__ge__, "more": float.__gt__, "over": float.__gt__,
+                "above": float.__gt__, "greater": float.__gt__, "exceed": float.__gt__}
+"""x <op> limit, by the first word of a condition: "less than $100,000" (x < 100,000), "not more
+than" (<=), "at least" (>=), "more than", "over", "exceeds" (>)."""
+_OR_TEST = {"more": float.__ge__, "greater": float.__ge__, "less": float.__le__, "fewer": float.__le__}
+"""x <op> limit of "$100,000 or more" (>=) and "$X or less" (<=)."""
+
+
+def amount_excluded(text: str, amounts: tuple[float, ...]) -> bool:
+    """Whether a condition ``text`` sets on an amount ("If your taxable income (line 40) is less
+    than $100,000, ...", "If your taxable income is $100,000 or more, ...") holds for none of
+    ``amounts`` (the question's: "$71,420"): what the sentence goes on to say is for someone
+    else. False when it sets none, or the question names no amount."""
+    for m in _AMOUNT_CONDITION.finditer(text) if amounts else ():
+        if m.group(1):
+            word = m.group(1).split()[0].lower()
+            test, limit = _AMOUNT_TEST["exceed" if word.startswith("exceed") else word], normalise_number(m.group(2))
+        else:
+            test, limit = _OR_TEST[m.group(4).lower()], normalise_number(m.group(3))
+        if limit is not None and not any(test(float(x), limit) for x in amounts):
+            return True
+    return False
+
+
 def bracket_ranges(cells: list[tuple[str, str]]) -> list[tuple[int, float, float]]:
     """The ranges a row of a bracket table spans (a tax rate schedule's "7,650 | 10,450 |
     1,777.00 + 33%", a tax table's "14,000 | 14,050 | 1,713"), as (first cell, low, high): its

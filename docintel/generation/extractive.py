@@ -41,7 +41,7 @@ from docintel.text import BULLET, IDENTIFIER, NUMBERED_HEADING, REFERENCE_ENTRY,
 from docintel.text import stem as _stem
 from docintel.text import held as _held
 from docintel.text import holds as _holds
-from docintel.text import NUMBER, bracket_group, bracket_ranges, money_amounts, normalise_number
+from docintel.text import NUMBER, amount_excluded, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
 from docintel.text import acronym_stems, acronyms_in, initials_of, named_by_initials, spells_out
 from docintel.text import TITLED, defining, folded, is_heading, names_column, superlative
@@ -1359,6 +1359,8 @@ class ExtractiveGenerator:
             for ref in (self.find_pointers(s.text) if self.find_pointers else []) + cited:
                 if way and folded(ref.raw_text) in premise:
                     continue  # where the premise says it read ("... go on Schedule D"): the loop went its own way
+                if amount_excluded(s.text, money_amounts(request.parsed.text)):
+                    continue  # "If your taxable income is $100,000 or more, use ... on page 46", for "$8,000"
                 at = s.cont if s.cont is not None and ref.raw_text.lower() in s.cont.text.lower() else s
                 line = _origin_line(at.passage, at, ref.raw_text)
                 ref = ref.model_copy(update={"doc_id": at.passage.doc_id, "origin": Origin(page=at.passage.page, line=line)})

@@ -71,6 +71,7 @@ from docintel.schemas.answers import (
     Verdict,
 )
 from docintel.settings import Settings
+from docintel.text import money_amounts
 
 
 LINKED_CANDIDATES = 2
@@ -335,7 +336,7 @@ def answer(question: str, settings: Settings) -> AskResult:
                 # ranked second): follow it, as a reader would
                 new = _linked(passages, candidates, resolver, attempted, parsed)
                 if not new and not unknown_names(parsed):  # "the capital of France": its document never says "France"
-                    new = _closest(passages, out, resolver, attempted)
+                    new = _closest(passages, out, resolver, attempted, money_amounts(parsed.text))
                 linked = bool(new)
             if not new:
                 completeness = out.answer_completeness
@@ -428,26 +429,30 @@ def _holds_origin(region: Any, next_section: Any, origin: Any) -> bool:
     return after_start and origin.page <= region.page_end
 
 
-def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: list[Citation] | None = None):
+def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: list[Citation] | None = None,
+              amounts: tuple[float, ...] = ()):
     """(mention, target region, its sentence, its span) of each internal mention in the passages'
     running text (only in the lines ``cited``, when given; "... as described in Section" / "7.2."
-    is one mention) that resolves and has not been followed. Its origin is the line it starts on;
-    the parts of one list ("Sections 4.1.5, 4.2.5, and 4.3.5") share their span (page, start)."""
+    is one mention) that resolves and has not been followed, and whose sentence sets no condition
+    on an amount that none of ``amounts`` (the question's) meets ("If your taxable income is
+    $100,000 or more, use the Tax Computation Worksheet on page 46", for "$74,130"). Its origin is
+    the line it starts on; the parts of one list ("Sections 4.1.5, 4.2.5, and 4.3.5") share their
+    span (page, start)."""
     for p in passages:
         spans = [(c.line_start, c.line_end) for c in cited or [] if c.doc_id == p.doc_id and c.page == p.page]
         if cited is not None and not spans:
             continue
         lines = [(ln.line_num, ln.text) for ln in p.lines if not spans or any(a <= ln.line_num <= b for a, b in spans)]
-        yield from _mentions_in(p.doc_id, p.page, lines, resolver, attempted, p.set_as())
+        yield from _mentions_in(p.doc_id, p.page, lines, resolver, attempted, p.set_as(), amounts)
 
 
 def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver: Any, attempted: set[tuple],
-                 set_as: dict[int, str] | None = None):
+                 set_as: dict[int, str] | None = None, amounts: tuple[float, ...] = ()):
     """:func:`_mentions` of one page's ``lines`` ((line number, text), in order; ``set_as``: how
     their type sets them, :func:`docintel.text.join_lines`)."""
     from docintel.references.detect import find_mentions, is_external
     from docintel.schemas.answers import Origin
-    from docintel.text import join_lines, sentence_at
+    from docintel.text import amount_excluded, join_lines, sentence_at
 
     if not lines:
         return
@@ -459,8 +464,10 @@ def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver:
             continue
         res = resolver.resolve(ref, doc_id)
         region = res.region
-        if region is not None and not _holds_origin(region, res.next_section, ref.origin):
-            yield ref, region, sentence_at(text, m.start, m.end), (doc_id, page, m.start)
+        sentence = sentence_at(text, m.start, m.end)
+        if region is not None and not _holds_origin(region, res.next_section, ref.origin) \
+                and not amount_excluded(sentence, amounts):
+            yield ref, region, sentence, (doc_id, page, m.start)
 
 
 def _linked(passages: list[Any], candidates: list[Any], resolver: Any, attempted: set[tuple],
@@ -470,7 +477,8 @@ def _linked(passages: list[Any], candidates: list[Any], resolver: Any, attempted
     at a candidate). Any mention counts ("Section 5 discusses metrics ..."): the ranking has
     confirmed the link."""
     rank = {(c.doc_id, c.page_num): i for i, c in enumerate(candidates[:LINKED_CANDIDATES])}
-    return _best_mention(_mentions(passages, resolver, attempted), rank, parsed, lambda ref, region, n: n != ref.origin.page)
+    return _best_mention(_mentions(passages, resolver, attempted, amounts=money_amounts(parsed.text)), rank, parsed,
+                         lambda ref, region, n: n != ref.origin.page)
 
 
 def _best_mention(mentions: Any, rank: dict[tuple, int], parsed: Any, counts: Any) -> list[PendingReference]:
@@ -541,7 +549,7 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
         if (first.doc_id, first.page) in seen:
             continue
         seen.add((first.doc_id, first.page))
-        mentions = list(_mentions(premise_passages, resolver, attempted))
+        mentions = list(_mentions(premise_passages, resolver, attempted, amounts=money_amounts(parsed.text)))
         sent_for = elsewhere(query)
         best = ((_described_mention(premise_passages, mentions, said, sent_for) if sent_for is not None else [])
                 or _best_mention(mentions, rank, parsed, _unread(premise_passages)))
@@ -645,7 +653,7 @@ def _premise_named(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, a
         # connection between outcomes that focus purely on cybersecurity and those that focus"
         # ends on p19, itself among the premise's pages
         source = candidate_passages(store, [c], loaded, asked=parsed.premise)
-        refs = [ref for ref, _, _, _ in _mentions(source, resolver, attempted)
+        refs = [ref for ref, _, _, _ in _mentions(source, resolver, attempted, amounts=money_amounts(parsed.text))
                 if folded(ref.raw_text) in names]
         if refs:
             return source, refs[:len(names)]
@@ -692,6 +700,7 @@ def _entry_pointer(candidates: list[Any], resolver: Any, attempted: set[tuple], 
         return None  # the best page defines the term asked about, or its section is titled so: no way in is needed
     best = (candidates[0].doc_id, candidates[0].page_num)  # the first passage may be the page before's cut sentence
     listed: set[tuple[int, int]] = set()  # (page, line) of contents entries ("Appendix A— Summary ....A-1")
+    amounts = money_amounts(parsed.text)
 
     def ahead(mentions: Any) -> Any:
         return ((ref, region, sentence, span) for ref, region, sentence, span in mentions
@@ -703,11 +712,11 @@ def _entry_pointer(candidates: list[Any], resolver: Any, attempted: set[tuple], 
             continue
         lines = lines_of(c.doc_id, c.page_num)
         listed |= {(c.page_num, num) for num, text in lines if has_leader(text)}
-        if not any(ahead(_mentions_in(c.doc_id, c.page_num, lines, resolver, attempted))):
+        if not any(ahead(_mentions_in(c.doc_id, c.page_num, lines, resolver, attempted, amounts=amounts))):
             continue
         source = read([c])
         listed |= {(p.page, ln.line_num) for p in source for ln in p.lines if has_leader(ln.text)}
-        found = ahead(_mentions(source, resolver, attempted))
+        found = ahead(_mentions(source, resolver, attempted, amounts=amounts))
         if rank > ENTRY_CLOSE:
             found = [m for m in found if near_miss(m[2], parsed)]
         refs = _best_mention(found, {best: 0}, parsed, lambda ref, region, n: True)
@@ -730,14 +739,15 @@ def _titled_term(candidate: Any, parsed: Any) -> bool:
     return stems(title) == stems(parsed.defines)
 
 
-def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple]) -> list[PendingReference]:
+def _closest(passages: list[Any], out: Any, resolver: Any, attempted: set[tuple],
+             amounts: tuple[float, ...] = ()) -> list[PendingReference]:
     """The first mention in the passage the answer names as closest ("Not found ... Closest
     passage: 'Periodic reauthentication SHALL be performed as described in Section 7.2.'"):
     the question matches it best, and it says where the rest is ([] when it names nothing)."""
     cited = [c for c in out.citations if c.retrieved_via == RetrievedVia.primary]
     if not cited:
         return []
-    found = list(_mentions(passages, resolver, attempted, cited))
+    found = list(_mentions(passages, resolver, attempted, cited, amounts))
     for ref, region, _, span in found:
         if not region.page_start <= ref.origin.page <= region.page_end:
             return [r for r, _, _, at in found if at == span]  # with the other parts its list names

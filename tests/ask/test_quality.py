@@ -12,6 +12,7 @@ from docintel.generation.extractive import ExtractiveGenerator
 from docintel.orchestrator.loop import _dedupe, answer
 from docintel.questions import parse_question
 from docintel.questions.parse import part_of, split_asks
+from docintel.references import find_pointers
 from docintel.references.detect import find_mentions
 from docintel.schemas.answers import Citation, Completeness, Origin, RetrievedVia
 from docintel.schemas.generation import Cell, GenerationRequest, Passage, PassageLine
@@ -496,6 +497,44 @@ def test_the_tax_line_instructions_lead_to_the_tax_tables_row(i1040nr_store):
                   "40 is $74,130. Following the instructions for the tax line, how much tax do I enter?", i1040nr_store)
     assert "Married filing separately Your tax is— 15,251" in out.answer, out.answer
     assert any(c.page == 42 and c.retrieved_via == RetrievedVia.reference and c.referenced_from.page == 18 for c in out.citations)
+
+
+def test_a_mention_for_another_amount_is_not_followed_by_the_loop(i1040nr_store):
+    """1040NR p47: "Individuals. If your taxable income is $100,000 or more, use the Tax
+    Computation Worksheet on page 46 to compute your tax." For "$74,130" the loop followed it
+    from the page it read (the worksheet's $349,700 bracket was quoted): a mention the loop
+    chooses itself is held to the question's amount as the generator's pointers are."""
+    from docintel import api
+
+    out = api.ask("I checked filing status box 5 (married nonresident alien) and my taxable income on line 40 is "
+                  "$74,130. Following the line 41 instructions, how much tax do I enter?", i1040nr_store)
+    assert all(r.target_page != 46 for r in out.resolved_references) and "349,700" not in out.answer, out.answer
+
+
+@pytest.mark.parametrize("text, excluded", [
+    ("If your taxable income (line 40) is less than $100,000, you must use the Tax Table", {8000: False, 150000: True}),
+    ("If your taxable income is $100,000 or more, use the Tax Computation Worksheet", {8000: True, 100000: False}),
+    ("If the claim exceeds $5,000, see Section 7.2.", {5000: True, 5000.01: False}),
+    ("You can deduct up to $2,500 of the interest.", {2500: False, 2600: True}),
+    ("at least $250", {249: True, 250: False}),
+    ("If you are filing for an estate or trust, use the Tax Rate Schedules", {8000: False}),
+])
+def test_a_condition_on_an_amount_holds_or_not_for_the_questions_amount(text, excluded):
+    from docintel.text import amount_excluded
+
+    assert {x: amount_excluded(text, (float(x),)) for x in excluded} == excluded
+    assert not amount_excluded(text, ())  # a question naming no amount excludes nothing
+
+
+def test_a_pointer_for_another_amount_is_not_followed():
+    """1040NR p18 sends individuals under $100,000 to the Tax Table (page 34), those at
+    $100,000 or more to the Tax Computation Worksheet (page 46): for "$8,000", only the first."""
+    p = _passage(["Individuals. If your taxable income is less than $100,000, use the Tax Table that begins on page 34.",
+                  "If your taxable income is $100,000 or more, use the Tax Computation Worksheet on page 46."])
+    q = "My taxable income is $8,000. Which table do I use to figure my tax?"
+    parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)])
+    out = ExtractiveGenerator(find_pointers=find_pointers).generate(GenerationRequest(question=q, parsed=parsed, passages=[p]))
+    assert [r.raw_text for r in out.pending_references] == ["page 34"], out.answer
 
 
 def test_a_premise_that_says_it_was_sent_elsewhere_follows_the_pointer_it_describes(i1040nr_store, tmp_path):

@@ -171,6 +171,16 @@ def spelled_out(text: str, acronyms: tuple[str, ...]) -> set[str]:
     return {stem(a) for a in acronyms if spells_out(a, text, capitals=False)}
 
 
+_UNIT_SIGNS = ((re.compile(r"\$\s?\d"), "dollar"), (re.compile(r"\d\s?%"), "percent"), (re.compile(r"€\s?\d"), "euro"),
+               (re.compile(r"£\s?\d"), "pound"))
+
+
+def unit_stems(text: str) -> set[str]:
+    """The units ``text`` writes by their sign beside a number: "a cost of over $100,000" names
+    dollars, "5%" a percent. "What dollar figure ...?" is answered by "$100,000"."""
+    return {unit for sign, unit in _UNIT_SIGNS if sign.search(text)}
+
+
 def acronym_stems(text: str, terms: tuple[str, ...], question: str) -> set[str]:
     """What a sentence holds of the question through an acronym, either way round: a term the
     question spells out named by its initials ("your HSA"), an acronym the question uses spelled

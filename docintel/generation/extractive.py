@@ -43,7 +43,7 @@ from docintel.text import held as _held
 from docintel.text import holds as _holds
 from docintel.text import NUMBER, amount_excluded, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
-from docintel.text import acronym_stems, acronyms_in, initials_of, named_by_initials, spells_out
+from docintel.text import acronym_stems, acronyms_in, initials_of, named_by_initials, spells_out, unit_stems
 from docintel.text import TITLED, defining, folded, is_heading, names_column, superlative
 
 MIN_COVERAGE = 0.5
@@ -1155,7 +1155,7 @@ class ExtractiveGenerator:
         # first: a glossary's definition takes its headword in, whose words it then holds
         defines = s.defines = shape == AnswerShape.definition and bool(request.parsed.defines) and _defines(s, request.parsed.defines)
         have = _stems(s.text) | _kind_stems((request.parsed.asked or request.question).lower(), s.text) \
-            | acronym_stems(s.text, tuple(request.parsed.terms), request.question)
+            | acronym_stems(s.text, tuple(request.parsed.terms), request.question) | unit_stems(s.text)
         got = _held(have, weights)
         s.coverage = got / total
         # a premise holding most of the question's weight (even at PREMISE_WEIGHT) does not
@@ -1498,7 +1498,8 @@ class ExtractiveGenerator:
         q = (request.parsed.asked or request.question).lower()  # "at least" in a premise asks for no bound
         bare = _POINTER_ID.sub(" ", evidence)
         # a term named by its initials is named ("three APs" for "access points")
-        have = _stems(evidence) | _kind_stems(q, bare) | named_by_initials(evidence, initials_of(tuple(request.parsed.terms)), 2)
+        have = _stems(evidence) | _kind_stems(q, bare) | named_by_initials(evidence, initials_of(tuple(request.parsed.terms)), 2) \
+            | unit_stems(bare)
         low = evidence.lower()
         gaps = []
         missing = [k for st, k in (self._focus_terms(weights, request, have) if topic else {}).items()

@@ -2894,6 +2894,23 @@ def test_how_many_wants_a_number_of_what_it_counts(asked, text, complete):
     assert ("states no number of" in out.answer) is not complete
 
 
+@pytest.mark.parametrize("question, text, weights", [
+    ("What dollar figure does the guide's example use for a major incident's business impact?",
+     "The business impact could be an impact category based on the cost (e.g., a major incident has a cost of over $100,000).",
+     {"dollar": 2.0, "figure": 0.5, "guide": 0.3, "example": 0.5, "use": 0.2, "major": 1.0, "incident": 0.8,
+      "business": 1.0, "impact": 1.0}),
+    ("What percent of the tax due is the late filing penalty per month?",
+     "The late filing penalty is usually 5% of the amount due for each month your return is late.",
+     {"percent": 2.0, "tax": 0.5, "due": 0.5, "late": 1.0, "filing": 1.0, "penalty": 1.0, "month": 0.5}),
+])
+def test_a_unit_written_by_its_sign_is_mentioned(question, text, weights):
+    """SP 800-61 p68: "What dollar figure ...?" was answered with "... a cost of over $100,000"
+    and called partial: "does not mention 'dollar'". "$" beside a number names dollars, "%" a
+    percent."""
+    out = _generate(question, [_passage([text])], weights)
+    assert out.answer_completeness == Completeness.complete and "does not mention" not in out.answer, out.answer
+
+
 def test_how_many_of_a_noun_the_document_never_uses_is_not_held_to_it():
     """heldout9: "How many failed fingerprint tries can the token allow?" SP 800-63B never says
     "tries"; its "no more than 5 consecutive failed authentication attempts" answers."""

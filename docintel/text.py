@@ -428,20 +428,33 @@ _OR_TEST = {"more": float.__ge__, "greater": float.__ge__, "less": float.__le__,
 """x <op> limit of "$100,000 or more" (>=) and "$X or less" (<=)."""
 
 
-def amount_excluded(text: str, amounts: tuple[float, ...]) -> bool:
-    """Whether a condition ``text`` sets on an amount ("If your taxable income (line 40) is less
-    than $100,000, ...", "If your taxable income is $100,000 or more, ...") holds for none of
-    ``amounts`` (the question's: "$71,420"): what the sentence goes on to say is for someone
-    else. False when it sets none, or the question names no amount."""
-    for m in _AMOUNT_CONDITION.finditer(text) if amounts else ():
+def _amount_conditions(text: str):
+    """(test, limit) of each condition ``text`` sets on an amount: "less than $100,000" (x <
+    100,000), "$100,000 or more" (x >= 100,000)."""
+    for m in _AMOUNT_CONDITION.finditer(text):
         if m.group(1):
             word = m.group(1).split()[0].lower()
             test, limit = _AMOUNT_TEST["exceed" if word.startswith("exceed") else word], normalise_number(m.group(2))
         else:
             test, limit = _OR_TEST[m.group(4).lower()], normalise_number(m.group(3))
-        if limit is not None and not any(test(float(x), limit) for x in amounts):
-            return True
-    return False
+        if limit is not None:
+            yield test, limit
+
+
+def amount_excluded(text: str, amounts: tuple[float, ...]) -> bool:
+    """Whether a condition ``text`` sets on an amount ("If your taxable income (line 40) is less
+    than $100,000, ...", "If your taxable income is $100,000 or more, ...") holds for none of
+    ``amounts`` (the question's: "$71,420"): what the sentence goes on to say is for someone
+    else. False when it sets none, or the question names no amount."""
+    return bool(amounts) and any(not any(test(float(x), limit) for x in amounts) for test, limit in _amount_conditions(text))
+
+
+def amount_met(text: str, amounts: tuple[float, ...]) -> bool:
+    """Whether ``text`` sets a condition on an amount and one of ``amounts`` meets every one it
+    sets: what the sentence goes on to say is for the asker ("If your taxable income (line 40)
+    is less than $100,000, you must use the Tax Table ..." for "$71,420")."""
+    conditions = list(_amount_conditions(text)) if amounts else []
+    return bool(conditions) and not amount_excluded(text, amounts)
 
 
 def bracket_ranges(cells: list[tuple[str, str]]) -> list[tuple[int, float, float]]:

@@ -41,7 +41,7 @@ from docintel.text import BULLET, IDENTIFIER, NUMBERED_HEADING, REFERENCE_ENTRY,
 from docintel.text import stem as _stem
 from docintel.text import held as _held
 from docintel.text import holds as _holds
-from docintel.text import NUMBER, amount_excluded, bracket_group, bracket_ranges, money_amounts, normalise_number
+from docintel.text import NUMBER, amount_excluded, amount_met, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
 from docintel.text import acronym_stems, acronyms_in, initials_of, named_by_initials, spells_out, unit_stems
 from docintel.text import TITLED, defining, folded, is_heading, names_column, superlative
@@ -1347,10 +1347,14 @@ class ExtractiveGenerator:
                 # its row's cells are ("2007 Tax Table ... Single Your tax is—"): it counts
                 if not s.is_header:
                     proof[len(parts) - 1] = ""
-                continue
+                # ... nor does it point on, unless what it says is for the asker's amount ("If
+                # your taxable income (line 40) is less than $100,000, you must use the Tax Table
+                # that begins on page 34", for "$74,130")
+                if not amount_met(s.text, money_amounts(request.parsed.text)):
+                    continue
             # a definition's "subject to exploitation or misuse" is part of what it defines, and the
             # sentence after a glossary entry is the next entry: neither is a condition on it
-            for c in self._conditions(s, sents) if request.parsed.shape != AnswerShape.definition else []:
+            for c in self._conditions(s, sents) if request.parsed.shape != AnswerShape.definition and not s.context else []:
                 if c not in conditions:
                     conditions.append(c)
             if any(s is t for t in way):

@@ -511,6 +511,20 @@ def test_a_mention_for_another_amount_is_not_followed_by_the_loop(i1040nr_store)
     assert all(r.target_page != 46 for r in out.resolved_references) and "349,700" not in out.answer, out.answer
 
 
+def test_a_sentence_quoted_for_its_paragraph_points_on_when_its_amount_is_the_askers(i1040nr_store):
+    """Asked "Following the line 41 instructions, ...", p18's "Individuals. If your taxable
+    income (line 40) is less than $100,000, you must use the Tax Table that begins on page 34 ..."
+    is quoted only as the paragraph of the best sentence, and such a sentence flagged no pointer:
+    the Tax Table was never read. Its condition on an amount, met by "$74,130", makes it the
+    asker's: its pointer is followed to the row (page 42)."""
+    from docintel import api
+
+    out = api.ask("I checked filing status box 5 (married nonresident alien) and my taxable income on line 40 is "
+                  "$74,130. Following the line 41 instructions, how much tax do I enter?", i1040nr_store)
+    assert "Married filing separately Your tax is— 15,251" in out.answer, out.answer
+    assert any(c.page == 42 and c.retrieved_via == RetrievedVia.reference and c.referenced_from.page == 18 for c in out.citations)
+
+
 @pytest.mark.parametrize("text, excluded", [
     ("If your taxable income (line 40) is less than $100,000, you must use the Tax Table", {8000: False, 150000: True}),
     ("If your taxable income is $100,000 or more, use the Tax Computation Worksheet", {8000: True, 100000: False}),

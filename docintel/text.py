@@ -404,7 +404,9 @@ def normalise_number(text: str) -> float | None:
     return sign * float(m.group(2).replace(",", "")) * (SCALE[m.group(3)] if m.group(3) else 1.0)
 
 
-_AMOUNT = re.compile(r"[$€£]\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
+_MONEY = r"[$€£]\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+"""A money amount: a number after a currency sign (the number is the group)."""
+_AMOUNT = re.compile(_MONEY)
 
 
 @lru_cache(maxsize=64)
@@ -414,7 +416,6 @@ def money_amounts(question: str) -> tuple[float, ...]:
     return tuple(v for v in (normalise_number(m.group(1)) for m in _AMOUNT.finditer(question)) if v is not None)
 
 
-_MONEY = r"[$€£]\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _AMOUNT_CONDITION = re.compile(
     rf"(?i)\b(less\s+than|under|below|not\s+(?:more|over)\s+than|up\s+to|more\s+than|over|above|greater\s+than"
     rf"|exceed(?:s|ing)?|at\s+least)\s+{_MONEY}|{_MONEY}\s+or\s+(more|greater|less|fewer)\b"
@@ -453,8 +454,7 @@ def amount_met(text: str, amounts: tuple[float, ...]) -> bool:
     """Whether ``text`` sets a condition on an amount and one of ``amounts`` meets every one it
     sets: what the sentence goes on to say is for the asker ("If your taxable income (line 40)
     is less than $100,000, you must use the Tax Table ..." for "$71,420")."""
-    conditions = list(_amount_conditions(text)) if amounts else []
-    return bool(conditions) and not amount_excluded(text, amounts)
+    return bool(amounts) and next(_amount_conditions(text), None) is not None and not amount_excluded(text, amounts)
 
 
 def bracket_ranges(cells: list[tuple[str, str]]) -> list[tuple[int, float, float]]:

@@ -2833,6 +2833,9 @@ def test_a_question_none_of_whose_asks_is_answered_gets_one_not_found():
      ["From what level of tips does that apply", "which form do I use to figure the tax", "is there a penalty?"]),
     ("What does our verifier have to do, how long must its nonce be, and how unique does it have to be?",
      ["What does our verifier have to do", "how long must its nonce be", "how unique does it have to be?"]),
+    # a question after "and" that opens with a preposition (the FR AD's comment deadline)
+    ("How do we mark it so it stays out of the public docket, and by what date does the FAA need our comments?",
+     ["How do we mark it so it stays out of the public docket", "by what date does the FAA need our comments?"]),
     # ... but not a clause that sets the scene, nor a relative clause
     ("When we collect evidence, what has to be written down about each item?",
      ["When we collect evidence, what has to be written down about each item?"]),

@@ -1231,6 +1231,7 @@ class ExtractiveGenerator:
 
     def _answer(self, request: GenerationRequest) -> GeneratedAnswer:
         weights = _asked_weights(question_weights(request.parsed), request.parsed)
+        amounts = money_amounts(request.parsed.text)
         primary = [p for p in request.passages if p.retrieved_via == RetrievedVia.primary]
         references = [p for p in request.passages if p.retrieved_via == RetrievedVia.reference]
         extreme = self._primary_extreme(primary, request, weights)
@@ -1319,7 +1320,7 @@ class ExtractiveGenerator:
             chosen = [best]
             for s in ranked[1:ANSWER_SENTENCES]:
                 if s.score >= 0.8 * best.score and s.coverage >= floor and s.text != best.text \
-                        and not (s.cells and not _singles_out(s, sents, weights, money_amounts(request.parsed.text))):
+                        and not (s.cells and not _singles_out(s, sents, weights, amounts)):
                     chosen.append(s)
             chosen = self._continuations(chosen, sents, weights, request.parsed.focus, floor)
             # the way to a pointer the loop followed on its own is part of the answer's path
@@ -1350,7 +1351,7 @@ class ExtractiveGenerator:
                 # ... nor does it point on, unless what it says is for the asker's amount ("If
                 # your taxable income (line 40) is less than $100,000, you must use the Tax Table
                 # that begins on page 34", for "$74,130")
-                if not amount_met(s.text, money_amounts(request.parsed.text)):
+                if not amount_met(s.text, amounts):
                     continue
             # a definition's "subject to exploitation or misuse" is part of what it defines, and the
             # sentence after a glossary entry is the next entry: neither is a condition on it
@@ -1359,12 +1360,12 @@ class ExtractiveGenerator:
                     conditions.append(c)
             if any(s is t for t in way):
                 continue  # the loop chose which of its pointers to follow: the others are no lead
+            if amount_excluded(s.text, amounts):
+                continue  # "If your taxable income is $100,000 or more, use ... on page 46", for "$8,000"
             cited = self._cited(s, weights) if request.parsed.source else []
             for ref in (self.find_pointers(s.text) if self.find_pointers else []) + cited:
                 if way and folded(ref.raw_text) in premise:
                     continue  # where the premise says it read ("... go on Schedule D"): the loop went its own way
-                if amount_excluded(s.text, money_amounts(request.parsed.text)):
-                    continue  # "If your taxable income is $100,000 or more, use ... on page 46", for "$8,000"
                 at = s.cont if s.cont is not None and ref.raw_text.lower() in s.cont.text.lower() else s
                 line = _origin_line(at.passage, at, ref.raw_text)
                 ref = ref.model_copy(update={"doc_id": at.passage.doc_id, "origin": Origin(page=at.passage.page, line=line)})

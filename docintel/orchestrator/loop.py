@@ -464,9 +464,10 @@ def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver:
             continue
         res = resolver.resolve(ref, doc_id)
         region = res.region
+        if region is None or _holds_origin(region, res.next_section, ref.origin):
+            continue
         sentence = sentence_at(text, m.start, m.end)
-        if region is not None and not _holds_origin(region, res.next_section, ref.origin) \
-                and not amount_excluded(sentence, amounts):
+        if not amount_excluded(sentence, amounts):
             yield ref, region, sentence, (doc_id, page, m.start)
 
 

@@ -125,9 +125,8 @@ def elsewhere(premise: str) -> str | None:
 _ASK_BREAK = re.compile(
     r"(?<=\?)\s+(?=\S)"  # "... guesses? And is there anything ...?"
     r"|,\s+(?:and\s+(?:also\s+)?|but\s+)(?=(?:how|what|which|when|where|who|why|whether|is|are|was|were|do|does|did"
-    r"|can|could|should|must|will|would|may|has|have)\b)"  # "..., and what extra requirements apply ...?"
-    r"|,\s+(?:and\s+(?:also\s+)?|but\s+)(?=(?:by|from|for|in|on|at|to|with|under|until|since|about)\s+(?:what|which|when|whom)\b)"
-    # "..., and by what date does the FAA need our comments?"
+    r"|can|could|should|must|will|would|may|has|have)\b"  # "..., and what extra requirements apply ...?"
+    r"|(?:by|from|for|in|on|at|to|with|under|until|since|about)\s+(?:what|which|when|whom)\b)"  # "..., and by what date ...?"
     r"|\s+and\s+(?=(?:how|what|which|when|where|who|why)\b)",  # "... on Form 1040NR and how often ...?"
     re.I,
 )

@@ -641,6 +641,23 @@ def _read(passages: list[Passage]) -> list[_Sentence]:
 
 
 
+def _answering_context(quoted: list[_Sentence], request: GenerationRequest) -> None:
+    """A sentence of a followed target quoted as its paragraph's context that states the kind
+    of value the question asks for, and holds some of its words, answers it: the pointer sent
+    the reader to that text for the answer. "How long does it take to get?" and, by the sentence
+    chosen on the 1040NR's page 8 ("If you do not have and are not eligible to get an SSN, you
+    must apply for an individual taxpayer identification number (ITIN)."), "It usually takes
+    about 4-6 weeks to get an ITIN." The answer had been judged to state no duration. Not a
+    number: a paragraph's other sentences hold numbers of every kind. Not on a page the words
+    found (the primary passages): there the answer stays partial and the loop looks further,
+    which it must when the page answers from its neighbour's paragraph only (measured: a read
+    question answered `complete` there lost the pointer route its premise describes)."""
+    kinds = [want for want, what in _kinds_asked((request.parsed.asked or request.question).lower()) if what != "number"]
+    for s in quoted if kinds else []:
+        if s.context and s.score > 0 and not s.injected and any(want.search(_POINTER_ID.sub(" ", s.text)) for want in kinds):
+            s.context = False
+
+
 def _quoted(head: str, sents: list[_Sentence], tail: str = "") -> tuple[str, str]:
     """(``head``: every sentence in quotes, then ``tail``; the same with only the sentences that
     answer, not those quoted as their paragraph's context)."""
@@ -1924,6 +1941,7 @@ class ExtractiveGenerator:
             for u in more:
                 u.context = u.context or t.context
             top += more
+        _answering_context(top, request)
         return self._section_quote(group, top, sents)
 
     @staticmethod

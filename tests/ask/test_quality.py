@@ -472,6 +472,22 @@ def test_an_amount_finds_its_row_on_a_long_tax_table(i1040nr_store):
     assert "25,000" not in out.answer and "28,000" not in out.answer, out.answer
 
 
+def test_a_sentence_quoted_as_context_answers_when_it_states_the_value_asked_for(i1040nr_store):
+    """1040NR p8, reached from p3's "identifying number (defined on page 8)": "how long does it
+    take to get?" is answered by "It usually takes about 4-6 weeks to get an ITIN.", quoted as
+    the paragraph of the sentence its words chose; the answer had said the cited text "states
+    no length or duration"."""
+    from docintel import api
+
+    out = api.ask("My only US income in 2007 was dividends and I'm a nonresident using the 1040NR simplified "
+                  "procedure to get back over-withheld tax. It tells me to enter my identifying number, defined on "
+                  "another page. I'm not eligible for a social security number. What number do I use, how do I "
+                  "apply for it, and how long does it take to get?", i1040nr_store)
+    assert any(c.page == 8 and c.retrieved_via == RetrievedVia.reference for c in out.citations), out.answer
+    assert "It usually takes about 4\u20136 weeks to get an ITIN." in out.answer, out.answer
+    assert "states no length or duration" not in out.answer, out.answer
+
+
 def test_a_table_that_begins_on_a_page_is_read_where_its_row_holds_the_amount(i1040nr_store):
     """The 1040NR's Tax Table begins on page 34 and runs to page 45; the "74,100 | 74,150" row is
     on page 42 (Married filing separately 15,251, in the third group of columns). Named in the

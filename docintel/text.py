@@ -454,7 +454,8 @@ def amount_met(text: str, amounts: tuple[float, ...]) -> bool:
     """Whether ``text`` sets a condition on an amount and one of ``amounts`` meets every one it
     sets: what the sentence goes on to say is for the asker ("If your taxable income (line 40)
     is less than $100,000, you must use the Tax Table ..." for "$71,420")."""
-    return bool(amounts) and next(_amount_conditions(text), None) is not None and not amount_excluded(text, amounts)
+    conditions = list(_amount_conditions(text)) if amounts else []
+    return bool(conditions) and all(any(test(float(x), limit) for x in amounts) for test, limit in conditions)
 
 
 def bracket_ranges(cells: list[tuple[str, str]]) -> list[tuple[int, float, float]]:

@@ -420,8 +420,14 @@ def answer(question: str, settings: Settings) -> AskResult:
 
 def _holds_origin(region: Any, next_section: Any, origin: Any) -> bool:
     """Whether a part cut by line (a form line's instructions, a heading's part) holds the line
-    its pointer is written on."""
-    if origin is None or not region.by_line or region.line_start is None:
+    its pointer is written on; or the part starts on that line: the "pointer" is its own caption
+    or heading ("Table A-4: Equipment Sanitization" at the foot of SP 800-88 p30 is where Table
+    A-4 starts, not a pointer to it)."""
+    if origin is None or region.line_start is None:
+        return False
+    if (origin.page, origin.line) == (region.page_start, region.line_start):
+        return True
+    if not region.by_line:
         return False
     after_start = (origin.page, origin.line) >= (region.page_start, region.line_start)
     if next_section is not None and len(next_section) == 3:

@@ -331,3 +331,22 @@ def test_a_pointer_into_the_part_it_is_written_in_is_not_followed(form_store):
     outside = mention("described in the instructions for line 39, may not.", 1, 3, doc)
     res = Resolver(s).resolve(outside)
     assert res.region.page_start == 3 and not _holds_origin(res.region, res.next_section, outside.origin)
+
+
+def test_a_caption_is_not_a_pointer_to_its_own_table(nist_store):
+    """SP 800-88 p30 ends with "Table A-4: Equipment Sanitization", the table on the next page.
+    That line is where the table starts, not a pointer to it: the loop took it for the way in
+    (the premise's page "pointing" at Table A-4) over p6's "... listed in Appendix A". Here: SP
+    800-63B's Table 8-1 caption, and a mention of Table 8-1 in the text before it."""
+    from docintel.orchestrator.loop import _holds_origin
+
+    s = Store(nist_store)
+    doc = s.resolve_docs(["NIST.SP.800-63b.pdf"])[0]
+    reg = s.read_table("object_registry", [doc])
+    cap = reg[reg["object_key"] == "table:8-1"].iloc[0]
+    own = mention(f"Table 8-1: {cap['caption']}", int(cap["page_num"]), int(cap["line_start"]), doc)
+    res = Resolver(s).resolve(own)
+    assert res.region.page_start == int(cap["page_num"]) and _holds_origin(res.region, res.next_section, own.origin)
+    before = mention("The threats are listed in Table 8-1.", int(cap["page_num"]), int(cap["line_start"]) - 1, doc)
+    res = Resolver(s).resolve(before)
+    assert res.region.page_start == int(cap["page_num"]) and not _holds_origin(res.region, res.next_section, before.origin)

@@ -866,22 +866,31 @@ def _bracketing_rows(rows: list[PassageLine], amounts: tuple[float, ...]) -> lis
     return [r for r in rows if _brackets([(c.header, c.value) for c in r.cells], amounts)]
 
 
-def _matching_rows(rows: list[PassageLine], weights: dict[str, float]) -> list[PassageLine]:
+def _matching_rows(rows: list[PassageLine], weights: dict[str, float], premise: frozenset[str] = frozenset()) -> list[PassageLine]:
     """The rows of a table a question asks about: those whose row key or cells hold the most
     weight of the question's discriminating terms. A term found in every row (a column header
     such as "potential impact") selects nothing and is ignored; a match on the row key counts
-    double. Empty when no row matches (the caller then shows the whole table)."""
+    double. The words of what is asked come first, the ``premise``'s only break a tie: "SP
+    800-88 counts office equipment as media ... How do we clear it?" is the "Clear:" row, not
+    the longer "Notes:" row that also says "office equipment" (and "Clear" once). Empty when no
+    row matches (the caller then shows the whole table)."""
     if not rows:
         return []
     row_stems = [_stems(" ".join(c.value for c in r.cells) if r.cells else r.text) for r in rows]
     key_stems = [_stems(r.row_key or "") for r in rows]
     disc = {k: w for k, w in weights.items() if sum(k in st for st in row_stems) < len(rows) or len(rows) == 1}
-    scores = [sum(w * (2 if k in ks else 1) for k, w in disc.items() if k in st or k in ks)
-              for st, ks in zip(row_stems, key_stems)]
-    top = max(scores)
-    if top <= 0:
+
+    def score(terms: dict[str, float], st: frozenset[str], ks: frozenset[str]) -> float:
+        return sum(w * (2 if k in ks else 1) for k, w in terms.items() if k in st or k in ks)
+
+    asked = {k: w for k, w in disc.items() if k not in premise}
+    scores = [(round(score(asked, st, ks), 9), round(score(disc, st, ks), 9)) for st, ks in zip(row_stems, key_stems)]
+    if max(t for _, t in scores) <= 0:
         return []
-    return [r for r, sc in zip(rows, scores) if sc >= 0.999 * top]
+    top = max(a for a, _ in scores)
+    best = [i for i, (a, _) in enumerate(scores) if a >= 0.999 * top]
+    most = max(scores[i][1] for i in best)
+    return [rows[i] for i in best if scores[i][1] >= 0.999 * most]
 
 
 def _cell_number(value: str) -> float | None:
@@ -1259,6 +1268,7 @@ class ExtractiveGenerator:
             self._score(s, weights, request)
         usable = [s for s in sents if _quotable(s)]
         ignored = [s for s in sents if s.injected and s.coverage > 0]
+        floor = min_coverage(len(request.parsed.keywords))
         ranked = sorted(usable, key=lambda s: (-s.score, s.passage.page, s.index))
         best = ranked[0] if ranked else None
         parts: list[str] = []
@@ -1279,7 +1289,6 @@ class ExtractiveGenerator:
         leads: list[_Sentence] = []
         ours = None
         unvouched = False
-        floor = min_coverage(len(request.parsed.keywords))
         need = NEAR_MISS * floor  # what a followed lead's target must hold of the question
         window = self._window(usable, weights, 2 * floor) if best is not None and best.coverage < floor else []
         if (best is None or best.coverage < floor) and named:
@@ -1814,11 +1823,11 @@ class ExtractiveGenerator:
             if bracketing:  # the row whose range holds the question's amount, in its group of columns
                 best = bracketing
             elif p.referenced_from is None and request.parsed.shape != AnswerShape.list:
-                best = _matching_rows(body, weights)  # the question named the table: the rows it asks about
+                best = _matching_rows(body, weights, _premise(request.parsed))  # the question named the table: the rows it asks about
             elif request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order
                 best = body[:25]
             else:  # a table a passage pointed at: the rows the question singles out, else the closest ones
-                best = _matching_rows(body, weights)[:3] or sorted(
+                best = _matching_rows(body, weights, _premise(request.parsed))[:3] or sorted(
                     body, key=lambda r: (-len(_stems(_cells_text(r)) & set(weights)), r.line_num))[:3]
             # no row names what the question asks about (or "What are the six Functions?"):
             # the whole table, in order

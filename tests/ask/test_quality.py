@@ -3482,3 +3482,29 @@ def test_a_subsection_of_eleven_sentences_is_short_enough_to_quote_whole():
                     "If an incident involves a crime, how should law enforcement be contacted?", [primary, section])
     assert "primary POC with law enforcement" in out.answer
     assert "jurisdictional conflicts" in out.answer
+
+
+def test_a_followed_tables_row_is_chosen_by_what_is_asked_before_the_premise():
+    """SP 800-88 Table A-4 (office equipment), reached from "... listed in Appendix A": asked
+    "How do we clear it?" with a premise naming office equipment, the answer quoted only the
+    long "Notes:" row, which says "office equipment" and "Clear" once, over the "Clear:" row.
+    The asked word decides the row; the premise's words only break a tie."""
+    rows = [("Clear:", "Perform a full manufacturer's reset to reset the office equipment to its factory default settings."),
+            ("Purge:", "See Destroy. Most office equipment only offers capabilities to Clear (and not Purge) the data contents."),
+            ("Destroy:", "Shred, Disintegrate, Pulverize, or Incinerate by burning the device in a licensed incinerator."),
+            ("Notes:", "For both Clear and (if applicable) Purge, manually navigate to multiple areas of the office "
+                       "equipment (such as stored fax numbers) to verify that no personal information has been "
+                       "retained. The multifunction device's toner and drum should be removed and destroyed.")]
+    lines = [PassageLine(line_num=1 + i, text=f"{k} | {v}", kind="table_row", row_key=k, object_key="table:A-4",
+                         cells=[Cell(header="", value=k), Cell(header="", value=v)]) for i, (k, v) in enumerate(rows)]
+    origin = Origin(page=6, line=12)
+    pointer = _passage(["Electronic media include office equipment and many other types listed in Appendix A."],
+                       page=6, page_label="6")
+    target = Passage(passage_id="R1", doc_id="d", doc="x.pdf", page=39, page_label="31", line_start=1, line_end=4,
+                     parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.reference, referenced_from=origin,
+                     reference_text="Appendix A", lines=lines)
+    question = "We are getting rid of an old multifunction copier. SP 800-88 counts office equipment as media. How do we clear it?"
+    weights = {"clear": 0.5, "office": 1.0, "equipment": 1.0, "multifunction": 2.0, "copier": 2.0, "media": 0.5}
+    out = _generate(question, [pointer, target], weights)
+    assert "factory default settings" in out.answer
+    assert "stored fax numbers" not in out.answer

@@ -1270,6 +1270,14 @@ class ExtractiveGenerator:
         ignored = [s for s in sents if s.injected and s.coverage > 0]
         floor = min_coverage(len(request.parsed.keywords))
         ranked = sorted(usable, key=lambda s: (-s.score, s.passage.page, s.index))
+        asked = _asked_only(weights, request.parsed)
+        if ranked and ranked[0].coverage < floor and asked != weights and not _held(_stems(ranked[0].text), asked):
+            # a sentence holding only the premise's words ("Reel and Cassette Format Magnetic
+            # Tapes" for "We have old reel and cassette tapes ... how would we clear them?") gives
+            # way to the best one that answers what is asked ("Clear: Re-record (overwrite) all
+            # data on the tape ...")
+            answering = [s for s in ranked if s.coverage >= floor and _held(_stems(s.text), asked)]
+            ranked = answering[:1] + [s for s in ranked if s not in answering[:1]]
         best = ranked[0] if ranked else None
         parts: list[str] = []
         # what a part holds as an answer, where it differs from the part: a sentence quoted

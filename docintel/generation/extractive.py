@@ -1276,8 +1276,9 @@ class ExtractiveGenerator:
             # Tapes" for "We have old reel and cassette tapes ... how would we clear them?") gives
             # way to the best one that answers what is asked ("Clear: Re-record (overwrite) all
             # data on the tape ...")
-            answering = [s for s in ranked if s.coverage >= floor and _held(_stems(s.text), asked)]
-            ranked = answering[:1] + [s for s in ranked if s not in answering[:1]]
+            answering = next((s for s in ranked if s.coverage >= floor and _held(_stems(s.text), asked)), None)
+            if answering is not None:
+                ranked = [answering] + [s for s in ranked if s is not answering]
         best = ranked[0] if ranked else None
         parts: list[str] = []
         # what a part holds as an answer, where it differs from the part: a sentence quoted

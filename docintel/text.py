@@ -447,7 +447,7 @@ def amount_excluded(text: str, amounts: tuple[float, ...]) -> bool:
     than $100,000, ...", "If your taxable income is $100,000 or more, ...") holds for none of
     ``amounts`` (the question's: "$71,420"): what the sentence goes on to say is for someone
     else. False when it sets none, or the question names no amount."""
-    return bool(amounts) and any(not any(test(float(x), limit) for x in amounts) for test, limit in _amount_conditions(text))
+    return bool(amounts) and any(not _met_by(amounts, test, limit) for test, limit in _amount_conditions(text))
 
 
 def amount_met(text: str, amounts: tuple[float, ...]) -> bool:
@@ -455,7 +455,12 @@ def amount_met(text: str, amounts: tuple[float, ...]) -> bool:
     sets: what the sentence goes on to say is for the asker ("If your taxable income (line 40)
     is less than $100,000, you must use the Tax Table ..." for "$71,420")."""
     conditions = list(_amount_conditions(text)) if amounts else []
-    return bool(conditions) and all(any(test(float(x), limit) for x in amounts) for test, limit in conditions)
+    return bool(conditions) and all(_met_by(amounts, test, limit) for test, limit in conditions)
+
+
+def _met_by(amounts: tuple[float, ...], test, limit: float) -> bool:
+    """Whether one of ``amounts`` meets a condition (``test`` against ``limit``)."""
+    return any(test(float(x), limit) for x in amounts)
 
 
 def bracket_ranges(cells: list[tuple[str, str]]) -> list[tuple[int, float, float]]:

@@ -884,7 +884,7 @@ def _matching_rows(rows: list[PassageLine], weights: dict[str, float], premise: 
         return sum(w * (2 if k in ks else 1) for k, w in terms.items() if k in st or k in ks)
 
     asked = {k: w for k, w in disc.items() if k not in premise}
-    scores = [(round(score(asked, st, ks), 9), round(score(disc, st, ks), 9)) for st, ks in zip(row_stems, key_stems)]
+    scores = [(score(asked, st, ks), score(disc, st, ks)) for st, ks in zip(row_stems, key_stems)]
     if max(t for _, t in scores) <= 0:
         return []
     top = max(a for a, _ in scores)

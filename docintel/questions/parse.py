@@ -159,14 +159,28 @@ def split_asks(asked: str) -> list[str]:
     return asks or [asked.strip()]
 
 
+_LEAD_IN = re.compile(r",\s+(?:and|but)\s+(?=[^,]+$)", re.I)
+"""", and besides checking the drives themselves": the last conjunction before a question of a
+series, when what follows it sets the scene for that question."""
+
+
 def _series(piece: str) -> list[str]:
     """``piece`` cut before each question of a series ("What does it do, how long must the nonce
     be, ..."): at a comma before a question word, when what comes before it since the last cut
-    is itself a question ("In the middle of an incident, how much ...?" is one)."""
+    is itself a question ("In the middle of an incident, how much ...?" is one). A scene set
+    after "and" belongs to the question it leads into ("Who should do that sampling, and
+    besides checking the drives themselves, what does verification expect ...?"): the cut is
+    at the "and"."""
     out, start = [], 0
     for m in _SERIAL_BREAK.finditer(piece):
-        if _CLAUSE_ASKS.search(piece[start:m.start()].strip()):
-            out.append(piece[start:m.start()])
+        before = piece[start:m.start()]
+        if _CLAUSE_ASKS.search(before.strip()):
+            lead = _LEAD_IN.search(before)
+            if lead and not _CLAUSE_ASKS.search(before[lead.end():].strip()) and _CLAUSE_ASKS.search(before[:lead.start()].strip()):
+                out.append(before[:lead.start()])
+                start += lead.end()
+                continue
+            out.append(before)
             start = m.end()
     return out + [piece[start:]]
 

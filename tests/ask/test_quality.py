@@ -2852,6 +2852,9 @@ def test_a_question_none_of_whose_asks_is_answered_gets_one_not_found():
     # a question after "and" that opens with a preposition (the FR AD's comment deadline)
     ("How do we mark it so it stays out of the public docket, and by what date does the FAA need our comments?",
      ["How do we mark it so it stays out of the public docket", "by what date does the FAA need our comments?"]),
+    # a scene set after "and" leads into the question after it (heldout11's NVMe sampling question)
+    ("Who should ideally do that sampling, and besides checking the drives themselves, what does verification expect for our workstation?",
+     ["Who should ideally do that sampling", "besides checking the drives themselves, what does verification expect for our workstation?"]),
     # ... but not a clause that sets the scene, nor a relative clause
     ("When we collect evidence, what has to be written down about each item?",
      ["When we collect evidence, what has to be written down about each item?"]),

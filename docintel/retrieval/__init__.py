@@ -378,9 +378,18 @@ def fetch_target(
                 "passage_id": f"{passage_id}.{k + 2}", "page": int(page_num),
                 "page_label": _page_label(store, region.doc_id, int(page_num)), "doc": names.get(region.doc_id, region.doc_id),
                 "line_start": min(nums), "line_end": max(nums), "parsing_method": _methods(plines), "lines": plines,
-                "note": (first.note or "") + f"; continued on page {int(page_num)}",
+                "note": _continued_note(first.note, int(page_num)),
             }))
     return out
+
+
+def _continued_note(note: str | None, page_num: int) -> str:
+    """The note of a later page of a target: the first page's, but for how the first page's
+    rows were read. A later page's rows are escalation's table rows (or a section's lines),
+    never rebuilt from flat lines: Table A-4 of SP 800-88 is captioned at the foot of a flat
+    page, and its Clear/Purge rows on the next page are the table parse's."""
+    kept = [bit for bit in (note or "").split("; ") if bit and "rebuilt from flat baseline lines" not in bit]
+    return "; ".join([*kept, f"continued on page {page_num}"])
 
 
 def _fetch(

@@ -158,3 +158,16 @@ def fr_store(tmp_path_factory, shared_corpora):
     api.ingest([shared_corpora / "two_column" / "federal-register-2020-17221.pdf"],
                Settings.load(env={}, store=root, quiet=True))
     return root
+
+
+@pytest.fixture(scope="session")
+def sp80088_store(tmp_path_factory, shared_corpora):
+    """SP 800-88r1 ingested, its Appendix A tables (pp. 39-47, Tables A-4 to A-8) escalated: the
+    media types' Clear/Purge/Destroy/Notes rows under group labels, over page breaks."""
+    from docintel import api
+    from docintel.settings import Settings
+
+    settings = Settings.load(env={}, store=tmp_path_factory.mktemp("sp80088") / "store", quiet=True)
+    api.ingest([shared_corpora / "crossref" / "NIST.SP.800-88r1.pdf"], settings)
+    api.escalate(settings, pages=list(range(39, 48)))
+    return settings

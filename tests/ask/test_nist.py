@@ -529,3 +529,25 @@ def test_a_name_asked_about_is_a_definition_question(sp80064_store, tmp_path):
     assert {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"} == {59}
     assert "combines the features of the prototype and waterfall models" in out["answer"]
     assert out["answer_completeness"] == "complete"
+
+
+def test_a_tables_later_page_read_by_the_table_parse_is_not_called_rebuilt(sp80088_store):
+    """SP 800-88's Table A-4 is captioned at the foot of page 38, whose flat lines are rebuilt
+    into rows; its Clear/Purge/Destroy/Notes rows on page 39 are escalation's table rows. The
+    answer quoting page 39 must not say its rows were rebuilt from flat lines."""
+    from docintel.references import Resolver
+    from docintel.retrieval import fetch_target
+    from docintel.schemas.answers import Origin, PendingReference, RefType
+    from docintel.store import Store
+
+    s = Store(sp80088_store.store)
+    ref = PendingReference(raw_text="Table A-4", ref_type=RefType.table, ref_target="A-4", doc_id=s.doc_ids()[0],
+                           origin=Origin(page=20, line=1))
+    res = Resolver(s).resolve(ref)
+    first, later = fetch_target(s, res.region, "R1", res.next_section)
+    assert (first.page, later.page) == (38, 39)
+    assert "rebuilt from flat baseline lines" in first.note  # the caption page's rows are
+    assert "rebuilt" not in later.note and later.note.endswith("continued on page 39")
+    assert later.parsing_method != "pymupdf" and any(ln.text.startswith("Clear:") for ln in later.lines)
+    out = ask(sp80088_store.store, "What does Table A-4 in SP 800-88 say to do to clear office equipment?")
+    assert "Table A-4 (page 31)" in out["answer"] and "rebuilt" not in out["answer"]

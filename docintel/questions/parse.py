@@ -73,11 +73,26 @@ def _clauses(text: str) -> list[str]:
 def split_premise(text: str) -> tuple[str, str]:
     """(premise, asked): a question that sets a scene first ("We get thousands of alerts a
     day. What can handlers do ...?", "Legacy 802.11 has weak integrity: what is ...?") split
-    before its last sentence or clause; ("", text) when it is one sentence."""
+    before its last sentence or clause; ("", text) when it is one sentence. What the asked
+    part sets aside first ("Apart from the reporter's details, what should ...?") is premise."""
     parts = _clauses(text)
     if len(parts) < 2 or not parts[-1].rstrip().endswith("?"):
-        return "", text.strip()
-    return " ".join(parts[:-1]), parts[-1]
+        aside, asked = set_aside(text)
+        return aside, asked
+    aside, asked = set_aside(parts[-1])
+    return " ".join([*parts[:-1], aside]).strip(), asked
+
+
+_SET_ASIDE = re.compile(r"(?i)^(?:besides|apart\s+from|aside\s+from|other\s+than|except(?:\s+for)?)\s+[^,?]+,\s*(?=\S)")
+"""What an ask sets aside before it asks ("Besides checking the drives themselves, what does
+verification expect ...?", "Apart from the reporter's details, what should ...?"): what it is
+not asking about."""
+
+
+def set_aside(ask: str) -> tuple[str, str]:
+    """(what ``ask`` sets aside, the rest of it): ("", ask) when it sets nothing aside."""
+    m = _SET_ASIDE.match(ask.strip())
+    return ("", ask.strip()) if m is None else (m.group(0).strip().rstrip(","), ask.strip()[m.end():])
 
 
 _REPORTED = re.compile(
@@ -208,10 +223,10 @@ def part_of(parsed: ParsedQuestion, i: int) -> ParsedQuestion:
     """The question as asked by its i-th ask: the other asks join the premise (they say what
     the ask is about: "Which Categories sit under DETECT, and what identifiers do they have?"),
     and the answer's shape and focus come from the ask alone."""
-    ask = parsed.asks[i]
+    aside, ask = set_aside(parsed.asks[i])
     others = " ".join(a for j, a in enumerate(parsed.asks) if j != i)
     return parsed.model_copy(update={
-        "premise": " ".join(x for x in (parsed.premise, others) if x),
+        "premise": " ".join(x for x in (parsed.premise, aside, others) if x),
         "asked": ask,
         "asks": [ask],
         "shape": answer_shape(ask),

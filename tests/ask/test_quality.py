@@ -2866,6 +2866,21 @@ def test_split_asks(q, asks):
     assert split_asks(q) == asks
 
 
+def test_what_an_ask_sets_aside_is_premise():
+    """"Besides checking the drives themselves, what does verification expect ...?" asks about
+    what is not the drives: the words it sets aside are premise (weighed down), not asked, for
+    the question and for each of its asks."""
+    parsed = parse_question("Apart from the reporter's details, what should that database keep track of for each incident?")
+    assert parsed.premise == "Apart from the reporter's details"
+    assert parsed.asked == "what should that database keep track of for each incident?"
+    parsed = parse_question("We purge our NVMe drives. Who should ideally do that sampling, and besides checking the drives "
+                            "themselves, what does verification expect for our sanitization workstation?")
+    second = part_of(parsed, 1)
+    assert second.asked == "what does verification expect for our sanitization workstation?"
+    assert "besides checking the drives themselves" in second.premise
+    assert part_of(parsed, 0).asked == "Who should ideally do that sampling"
+
+
 def test_a_part_takes_the_other_asks_as_its_premise():
     parsed = parse_question("We run classified systems. Do the standards cover them? And could state agencies use them too?")
     first, second = part_of(parsed, 0), part_of(parsed, 1)

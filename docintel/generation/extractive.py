@@ -1271,11 +1271,11 @@ class ExtractiveGenerator:
         floor = min_coverage(len(request.parsed.keywords))
         ranked = sorted(usable, key=lambda s: (-s.score, s.passage.page, s.index))
         asked = _asked_only(weights, request.parsed)
-        if ranked and ranked[0].coverage < floor and asked != weights and not _held(_stems(ranked[0].text), asked):
+        if ranked and asked != weights and not _held(_stems(ranked[0].text), asked):
             # a sentence holding only the premise's words ("Reel and Cassette Format Magnetic
             # Tapes" for "We have old reel and cassette tapes ... how would we clear them?") gives
             # way to the best one that answers what is asked ("Clear: Re-record (overwrite) all
-            # data on the tape ...")
+            # data on the tape ..."), even when it holds enough of the premise to answer alone
             answering = next((s for s in ranked if s.coverage >= floor and _held(_stems(s.text), asked)), None)
             if answering is not None:
                 ranked = [answering] + [s for s in ranked if s is not answering]

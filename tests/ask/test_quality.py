@@ -3556,3 +3556,29 @@ def test_a_sentence_holding_only_the_premise_gives_way_to_one_answering_the_ask(
     out = _generate(question, [p], weights)
     assert "not answer \"Under SP 800-88, how would we clear them\"" not in out.answer
     assert "Re-record (overwrite) all data on the tape" in out.answer
+
+
+def test_a_sentence_holding_only_the_premise_gives_way_even_when_it_reaches_the_floor():
+    """Asked as one question on SP 800-88 alone ("... reel and cassette magnetic backup tapes to
+    get rid of. Under SP 800-88, how would we clear them?"), the label row "Reel and Cassette
+    Format Magnetic Tapes" holds enough of the premise's words to answer on its own: it was
+    quoted, with the Notes row, as a complete answer. It holds nothing of what is asked; the
+    "Clear:" row does."""
+    rows = [("Reel and Cassette Format Magnetic Tapes", None),
+            ("Clear:", "Re-record (overwrite) all data on the tape using an organizationally approved pattern."),
+            ("Purge:", "Degauss the magnetic tape in an organizationally approved degausser."),
+            ("Destroy:", "Incinerate by burning the tapes in a licensed incinerator or Shred."),
+            ("Notes:", "Preparatory steps for Destruction, such as removing the tape from the reel or cassette "
+                       "prior to Destruction, are unnecessary.")]
+    lines = [PassageLine(line_num=1 + i, text=k if v is None else f"{k} | {v}", kind="table_row", row_key=k,
+                         object_key="table:p40.1",
+                         cells=[Cell(header="", value=k)] + ([] if v is None else [Cell(header="", value=v)]))
+             for i, (k, v) in enumerate(rows)]
+    p = Passage(passage_id="P1", doc_id="d", doc="x.pdf", page=40, page_label="32", line_start=1, line_end=5,
+                parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.primary, lines=lines)
+    weights = {"box": 2.17, "old": 1.27, "reel": 1.45, "cassette": 1.45, "magnetic": 0.37, "backup": 0.93,
+               "tapes": 1.03, "rid": 2.17, "clear": 0.33}
+    question = ("We have a box of old reel and cassette magnetic backup tapes to get rid of. Under SP 800-88, how "
+                "would we clear them?")
+    out = _generate(question, [p], weights)
+    assert "Re-record (overwrite) all data on the tape" in out.answer

@@ -419,6 +419,45 @@ def test_stacked_blocks_of_a_table_read_as_the_ground_truth_has_them(shared_corp
     assert got == truth
 
 
+def test_a_table_running_on_without_its_header_keeps_its_first_row_as_data(shared_corpora):
+    """SP 800-88 Appendix A: Tables A-5 and A-8 run over several pages and repeat no header. The
+    first row of each page ("Purge: | Degauss in ...", a sentence running on from the page
+    before) was taken for the column header, and its text named the cell of every row below it
+    ("Clear: | Degauss in ...: Re-record (overwrite) all data on the tape ..."). It is a row; the
+    rows below read on their own."""
+    from synth_pages import page_input as pi
+
+    pdf = shared_corpora / "crossref" / "NIST.SP.800-88r1.pdf"
+    rows = methods.get("pymupdf_tables").run(pi(pdf, 40)).lines
+    assert not any(r["row_key"] == "header" for r in rows)
+    texts = [r["text"] for r in rows]
+    assert texts[0] == "Purge: | Degauss in an organizationally approved degausser rated at a minimum for the media."
+    assert sum("Degauss in an organizationally approved degausser" in t for t in texts) == 1
+    tape = texts.index("Reel and Cassette Format Magnetic Tapes")
+    assert texts[tape + 1].startswith("Clear: | Re-record (overwrite) all data on the tape")
+    assert json.loads(rows[tape + 1]["cells"])[1]["header"] == ""
+    # text running on from the page before (lower case, no label) is a row too, not a header
+    rows = methods.get("pymupdf_tables").run(pi(pdf, 41)).lines
+    assert not any(r["row_key"] == "header" for r in rows)
+    assert rows[0]["text"].startswith("necessary to cause all MEKs to be changed")
+    assert any(r["text"] == "Destroy: | Shred, Disintegrate, Pulverize, or Incinerate by burning the device in a licensed incinerator."
+               for r in rows)
+
+
+def test_one_text_over_every_column_is_the_tables_title_row(shared_corpora):
+    """SP 800-88 p39: "Magnetic Media" spans both columns of Table A-5 with no column header
+    under it. It was the header of both columns, so every row read "Clear: | Magnetic Media:
+    Overwrite media ...". It is the table's title: a row of its own, over "Floppies"."""
+    from synth_pages import page_input as pi
+
+    rows = [r for r in methods.get("pymupdf_tables").run(pi(shared_corpora / "crossref" / "NIST.SP.800-88r1.pdf", 39)).lines
+            if r["object_key"] == "table:A-5.2"]
+    assert [r["text"] for r in rows[:2]] == ["Magnetic Media", "Floppies"]
+    assert not any(r["row_key"] == "header" for r in rows)
+    assert rows[2]["text"].startswith("Clear: | Overwrite media by using organizationally approved software")
+    assert not any("Magnetic Media:" in r["text"] for r in rows)
+
+
 def test_a_borderless_chart_without_caption_is_read_by_its_numbers(shared_corpora):
     """IRS Notice 1036 p1 (camelot's table_areas.pdf): the payroll-period chart in the right-hand
     column has no caption and no rules. It is found as a grid of numbers, apart from the prose in

@@ -622,6 +622,32 @@ def _header(
     return [" ".join(p) for p in parts]
 
 
+HEADER_CELL_WORDS = 12
+"""Words of a cell that make it prose, not a column label, when it holds a sentence end."""
+RUN_ON_WORDS = 8
+"""Words of a cell that make it prose when it starts in lower case: a sentence running on from
+the page before ("necessary to cause all MEKs to be changed ...")."""
+_SENTENCE_END = re.compile(r"(?<!\.)\.(?:\s+[A-Z]|\s*$)")
+
+
+def _data_as_header(headers: list[str], body: list[Line], cols: list[tuple[float, float]], cuts: tuple) -> bool:
+    """True when the lines taken for a header are a row of data: its row label recurs as a label
+    in the body ("Purge:" over "Destroy:", "Notes:", "Clear:", "Purge:"), or a cell is prose (a
+    sentence; text running on from the page before). SP 800-88's Appendix A tables run over a
+    dozen pages with no header repeated; each page's first row was read as the header and its
+    text put into every row below it."""
+    label = " ".join(headers[0].split()) if headers else ""
+    if label and any(" ".join(_line_cells(ln, cols, cuts)[0][0].split()) == label for ln in body):
+        return True
+    for h in headers:
+        words = h.split()
+        if len(words) >= RUN_ON_WORDS and words[0][0].islower():
+            return True
+        if len(words) >= HEADER_CELL_WORDS and _SENTENCE_END.search(h):
+            return True
+    return False
+
+
 def _key(text: str) -> str | None:
     text = text.strip()
     return text or None
@@ -672,14 +698,19 @@ def build_table(
     body = [ln for ln in lines if ln not in header_lines]
     if not body:
         return None
-    body_h = max(ln.y1 for ln in body) - min(ln.y0 for ln in body)
-    vcuts = sorted(
-        r.pos
-        for r in vrules
-        if region.x0 + 2 < r.pos < region.x1 - 2
-        and _overlap(r.start, r.end, min(ln.y0 for ln in body), max(ln.y1 for ln in body)) >= 0.3 * body_h
-    )
-    cols = _columns(body, vcuts, region.x0, region.x1)
+
+    def grid(body: list[Line]) -> tuple[list[float], list[tuple[float, float]]]:
+        """(vertical cuts, columns) of the body's lines."""
+        body_h = max(ln.y1 for ln in body) - min(ln.y0 for ln in body)
+        vcuts = sorted(
+            r.pos
+            for r in vrules
+            if region.x0 + 2 < r.pos < region.x1 - 2
+            and _overlap(r.start, r.end, min(ln.y0 for ln in body), max(ln.y1 for ln in body)) >= 0.3 * body_h
+        )
+        return vcuts, _columns(body, vcuts, region.x0, region.x1)
+
+    vcuts, cols = grid(body)
     if len(cols) < 2:
         return None
     vr = [r for r in vrules if region.x0 - 3 < r.pos < region.x1 + 3 and r.end > region.y0 and r.start < region.y1]
@@ -687,6 +718,15 @@ def build_table(
     partial = [r for r in hr if _overlap(r.start, r.end, region.x0, region.x1) < 0.85 * width]
     bx = [b for b in boxes if b[0] >= region.x0 - 3 and b[2] <= region.x1 + 3 and b[1] >= region.y0 - 3 and b[3] <= region.y1 + 3]
     headers = _header(header_lines, cols, cuts, partial, bx)
+    data_row = source != "grid" and _data_as_header(headers, body, cols, cuts)
+    if data_row:
+        # a table running on from the page before has no header here: its first row is data
+        header_lines, body = [], lines
+        vcuts, cols = grid(body)
+        if len(cols) < 2:
+            return None
+        cuts = ([c[0] for c in cols[1:]], vcuts, vr)
+        headers = [""] * len(cols)
     body_seps = [y for y in seps if min(ln.y0 for ln in body) < y < max(ln.y1 for ln in body)]
     bands: list[list[Line]] = [[]]
     for ln in body:
@@ -696,7 +736,7 @@ def build_table(
                 bands.append([])
         bands[-1].append(ln)
     bands = [b for b in bands if b]
-    if len({h for h in headers if h}) <= 1 and len(bands) >= 2 and len(bands[0]) == 1:
+    if not data_row and len({h for h in headers if h}) <= 1 and len(bands) >= 2 and len(bands[0]) == 1:
         # a spanning super-header ("POTENTIAL IMPACT") over the real column header line
         cells, _ = _line_cells(bands[0][0], cols, cuts)
         filled = [c for c in cells if c]
@@ -712,6 +752,10 @@ def build_table(
             headers = _header(header_lines, cols, cuts, partial, bx)
     else:
         title = None
+    if title is None and not data_row and len(cols) >= 2 and all(headers) and len(set(headers)) == 1:
+        # one text over every column and no column header under it ("Magnetic Media" over
+        # "Floppies", "Clear: | Overwrite media ..."): the table's title, a section row of the body
+        title, headers = headers[0], [""] * len(cols)
     ruled_rows = len(bands) >= 2
     rows: list[TableRow] = []
     if title:

@@ -93,6 +93,7 @@ def retrieve(
     if loaded is not None:
         loaded.update(lines)
     tocs = {d: _toc(store, d) for d in by_doc}
+    tables: dict[tuple, pd.DataFrame] = {}  # what _group_of has read, for the next candidate
     cands: list[Candidate] = []
     for h in hits:
         page = lines[h.doc_id]
@@ -103,6 +104,9 @@ def retrieve(
         cov, lo, hi, centre = span
         title = _section_of(tocs[h.doc_id], h.page_num, page, centre)
         match = _title_share(title, idf) / total if title else 0.0
+        group = _group_of(store, h.doc_id, lines[h.doc_id], h.page_num, lo, tables)
+        if group:  # a table row's group label is its innermost heading
+            match = max(match, _title_share(group, idf) / total)
         extreme = EXTREME_TABLE if extreme_tables(page, parsed.asked or parsed.text) else 0.0
         score = 0.5 * h.bm25 + 0.5 * cov + match + extreme + DEFINES * h.defines
         cands.append(
@@ -318,6 +322,39 @@ def _section_of(toc, page_num: int, page, line_num: int | None) -> str | None:
         if best is None or key >= best[0]:
             best = (key, r.title)
     return best[1] if best else None
+
+
+def _group_of(store: Store, doc_id: str, lines: pd.DataFrame, page_num: int, line_num: int | None,
+              read: dict[tuple, pd.DataFrame]) -> str | None:
+    """The group label over the table row ``line_num`` of page ``page_num`` (``lines``: the
+    document's pages read), looked for on this page and, when none is above the row there, on
+    the page before, where a table running on may have set it
+    (:func:`docintel.retrieval.region.group_label`); the keys that recur are those of the whole
+    table, over all its pages. ``read`` keeps each table's rows read from the store for the next
+    call."""
+    import pandas as pd
+
+    from docintel.retrieval.region import group_label
+
+    if line_num is None or "object_key" not in lines:
+        return None
+    page = lines[lines["page_num"] == page_num]
+    hit = page[page["line_num"] == line_num]
+    if hit.empty or hit["kind"].iloc[0] != "table_row" or not isinstance(hit["object_key"].iloc[0], str):
+        return None
+    key = hit["object_key"].iloc[0]
+    rows = page[(page["object_key"] == key) & (page["kind"] == "table_row")]
+    if (doc_id, key) not in read:
+        read[(doc_id, key)] = store.read_table(
+            "line_df", [doc_id], filters=[("object_key", "=", key)],
+            columns=["page_num", "line_num", "text", "row_key", "x0", "kind", "parsing_method"])
+    table = read[(doc_id, key)]
+    table = table[(table["parsing_method"] == rows["parsing_method"].iloc[-1]) & (table["kind"] == "table_row")]
+    label = group_label(rows.sort_values("line_num").reset_index(drop=True), line_num, table["row_key"])
+    if label is not None or page_num <= 1:
+        return label
+    rows = pd.concat([table[table["page_num"] == page_num - 1], rows])
+    return group_label(rows.sort_values(["page_num", "line_num"]).reset_index(drop=True), line_num, table["row_key"])
 
 
 def _title_share(title: str, idf: dict[str, float]) -> float:

@@ -247,6 +247,40 @@ def with_table_headers(span: pd.DataFrame, page: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([heads, span]) if len(heads) else span
 
 
+def group_label(rows: pd.DataFrame, line_num: int | None, table_keys: pd.Series | None = None) -> str | None:
+    """The label of the group of table rows that the row ``line_num`` of ``rows`` belongs to:
+    the rows of one table (one ``object_key``), in reading order, possibly from the page before.
+
+    A table that repeats the same row labels under group labels (SP 800-88's Appendix A:
+    "ATA Hard Disk Drives ...", then "Clear:", "Purge:", "Destroy:", "Notes:"; "SCSI Hard Disk
+    Drives ...", then the same four) says which group a row is about only in its label: the
+    "Notes:" rows of two groups can be word for word the same. A group label is a row set at the
+    table's left edge whose key is not one of the recurring ones, followed by a row whose key
+    recurs (among ``table_keys``, the row keys of the whole table, when given; else among
+    ``rows``'). None when the row is no table row, or no label precedes it."""
+    if line_num is None or rows.empty or "row_key" not in rows:
+        return None
+    at = rows.index[(rows["line_num"] == line_num) & (rows["page_num"] == rows["page_num"].max())]
+    if len(at) == 0:
+        return None
+    keys = rows["row_key"].fillna("").astype(str).str.strip()
+    every = keys if table_keys is None else table_keys.fillna("").astype(str).str.strip()
+    recurring = set(every[every.duplicated(keep=False) & every.ne("") & every.ne("header")])
+    if len(recurring) < 2:
+        return None
+    left = rows.groupby("page_num")["x0"].transform("min")
+    pos = list(rows.index)
+
+    def labels(k: int) -> bool:  # the row at position k is a group label over the row after it
+        return k + 1 < len(pos) and keys[pos[k]] not in recurring and keys[pos[k]] not in ("", "header") \
+            and keys[pos[k + 1]] in recurring and float(rows.at[pos[k], "x0"]) <= float(left[pos[k]]) + 3
+
+    for k in range(pos.index(at[0]), -1, -1):
+        if labels(k):
+            return " ".join(str(rows.at[pos[k], "text"]).replace(" | ", " ").split())
+    return None
+
+
 def extreme_tables(page: pd.DataFrame, asked: str) -> list[str]:
     """The object keys of the tables on ``page`` with a column the question's superlative names
     ("Which dataset has the longest summaries?": a table with a "|summary| (words)" column; not

@@ -551,3 +551,32 @@ def test_a_tables_later_page_read_by_the_table_parse_is_not_called_rebuilt(sp800
     assert later.parsing_method != "pymupdf" and any(ln.text.startswith("Clear:") for ln in later.lines)
     out = ask(sp80088_store.store, "What does Table A-4 in SP 800-88 say to do to clear office equipment?")
     assert "Table A-4 (page 31)" in out["answer"] and "rebuilt" not in out["answer"]
+
+
+def test_a_table_rows_group_label_counts_as_its_innermost_heading(sp80088_store):
+    """SP 800-88 p41 holds the ATA drives' "Notes:" row and, at its foot, the label "SCSI Hard
+    Disk Drives ..."; p42 holds the SCSI drives' rows that run on, their "Notes:" word for word
+    the ATA one (the ATA label is on p40). Asked about SCSI drives' notes, p41 ranked first: it
+    has the word "SCSI", in a label below the notes the answer would quote. A table row's group
+    label is its innermost heading, found on the page before when the group runs on, and its
+    share of the question counts as a section title's does."""
+    from docintel.questions import parse_question
+    from docintel.retrieval import _group_of, page_lines, retrieve
+    from docintel.store import Store
+
+    store = Store(sp80088_store.store)
+    doc = store.resolve_docs(["NIST.SP.800-88r1.pdf"])
+
+    def notes_group(page: int) -> str | None:
+        lines = page_lines(store, doc[0], [page])
+        notes = lines[lines["row_key"].eq("Notes:")]["line_num"].iloc[0]
+        return _group_of(store, doc[0], lines, page, int(notes), {})
+
+    assert notes_group(41).startswith("ATA Hard Disk Drives")
+    assert notes_group(42).startswith("SCSI Hard Disk")
+    assert notes_group(46).startswith("NVM Express")
+    q = ("We'd like to use cryptographic erase on our self-encrypting SCSI hard drives. SP 800-88's notes for those "
+         "drives say whether CE can be relied on depends on attributes identified earlier and in one of its appendices.")
+    _, cands, _, _ = retrieve(store, parse_question(q), doc, top_k=1)
+    match = {c.page_num: c.section_match for c in cands}
+    assert match[42] > match[41] > 0

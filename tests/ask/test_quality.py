@@ -3582,3 +3582,36 @@ def test_a_sentence_holding_only_the_premise_gives_way_even_when_it_reaches_the_
                 "would we clear them?")
     out = _generate(question, [p], weights)
     assert "Re-record (overwrite) all data on the tape" in out.answer
+
+
+def test_a_table_rows_group_label_is_found_above_it_even_on_the_page_before():
+    """SP 800-88 Table A-5 over pp. 40-42: "SCSI Hard Disk Drives ..." at the foot of p41 labels
+    the Clear/Purge/Destroy/Notes rows that run on to p42; p41's own "Notes:" row is the ATA
+    drives' (its label is on p40). The row keys that recur in the table mark the rows a label
+    stands over; a cell running on from the page before (set right of the left edge) is no label."""
+    import pandas as pd
+
+    from docintel.retrieval.region import group_label
+
+    rows = pd.DataFrame([
+        (41, 1, "necessary to cause all MEKs to be changed ...", "necessary to cause all MEKs", 176.8),
+        (41, 2, "Destroy: | Shred, Disintegrate, Pulverize, or Incinerate ...", "Destroy:", 90.4),
+        (41, 3, "Notes: | Verification must be performed for each technique ...", "Notes:", 90.4),
+        (41, 4, "SCSI Hard Disk Drives | This includes Parallel SCSI, SAS", "SCSI Hard Disk Drives", 90.4),
+        (41, 5, "Clear: | Overwrite media ...", "Clear:", 90.4),
+        (41, 6, "Purge: | Four options are available ...", "Purge:", 90.4),
+        (42, 1, "may be available: a. The OVERWRITE service action ...", "may be available", 176.8),
+        (42, 2, "Destroy: | Shred, Disintegrate, Pulverize, or Incinerate ...", "Destroy:", 90.4),
+        (42, 3, "Notes: | Verification must be performed for each technique ...", "Notes:", 90.4),
+    ], columns=["page_num", "line_num", "text", "row_key", "x0"])
+    table_keys = pd.Series(["ATA Hard Disk Drives", "Clear:", "Purge:", "Destroy:", "Notes:", "SCSI Hard Disk Drives",
+                            "Clear:", "Purge:", "Destroy:", "Notes:"])
+    scsi = "SCSI Hard Disk Drives This includes Parallel SCSI, SAS"
+    assert group_label(rows, 3, table_keys) == scsi  # p42's Notes row
+    assert group_label(rows, 1, table_keys) == scsi  # the cell running on to p42
+    p41 = rows[rows["page_num"] == 41].reset_index(drop=True)
+    assert group_label(p41, 3, table_keys) is None  # the ATA drives' notes: their label is on p40
+    assert group_label(p41, 4, table_keys) == scsi  # a label is its own group's
+    assert group_label(p41, 1, table_keys) is None
+    # a table whose row keys do not recur has no groups
+    assert group_label(rows, 3, pd.Series(["a", "b", "c"])) is None

@@ -3528,12 +3528,9 @@ def test_a_followed_tables_row_is_chosen_by_what_is_asked_before_the_premise():
     assert "stored fax numbers" not in out.answer
 
 
-def test_a_sentence_holding_only_the_premise_gives_way_to_one_answering_the_ask():
-    """SP 800-88 Table A-5 (p40), asked "We have a box of old reel and cassette magnetic backup
-    tapes to get rid of. Under SP 800-88, how would we clear them, how would we purge them, and
-    ...?": the label row "Reel and Cassette Format Magnetic Tapes" holds the most of the first
-    ask's weight (all of it the premise's, too little to answer) and none of what is asked, so
-    that ask was "Not found" beside a "Clear:" row that answers it."""
+def _tape_table() -> Passage:
+    """SP 800-88 Table A-5's magnetic tape rows (p40) as a primary passage: a label row, then
+    Clear/Purge/Destroy/Notes."""
     rows = [("Reel and Cassette Format Magnetic Tapes", None),
             ("Clear:", "Re-record (overwrite) all data on the tape using an organizationally approved pattern."),
             ("Purge:", "Degauss the magnetic tape in an organizationally approved degausser."),
@@ -3544,8 +3541,17 @@ def test_a_sentence_holding_only_the_premise_gives_way_to_one_answering_the_ask(
                          object_key="table:p40.1",
                          cells=[Cell(header="", value=k)] + ([] if v is None else [Cell(header="", value=v)]))
              for i, (k, v) in enumerate(rows)]
-    p = Passage(passage_id="P1", doc_id="d", doc="x.pdf", page=40, page_label="32", line_start=1, line_end=5,
+    return Passage(passage_id="P1", doc_id="d", doc="x.pdf", page=40, page_label="32", line_start=1, line_end=5,
                 parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.primary, lines=lines)
+
+
+def test_a_sentence_holding_only_the_premise_gives_way_to_one_answering_the_ask():
+    """SP 800-88 Table A-5 (p40), asked "We have a box of old reel and cassette magnetic backup
+    tapes to get rid of. Under SP 800-88, how would we clear them, how would we purge them, and
+    ...?": the label row "Reel and Cassette Format Magnetic Tapes" holds the most of the first
+    ask's weight (all of it the premise's, too little to answer) and none of what is asked, so
+    that ask was "Not found" beside a "Clear:" row that answers it."""
+    p = _tape_table()
     # the corpus weights of SP 800-88's words: "clear" and "purge" are common there
     weights = {"box": 2.17, "old": 1.27, "reel": 1.45, "cassette": 1.45, "magnetic": 0.37, "backup": 0.93,
                "tapes": 1.03, "rid": 2.17, "clear": 0.33, "purge": 0.32, "pull": 2.17, "tape": 1.03, "reels": 1.45,
@@ -3564,18 +3570,7 @@ def test_a_sentence_holding_only_the_premise_gives_way_even_when_it_reaches_the_
     Format Magnetic Tapes" holds enough of the premise's words to answer on its own: it was
     quoted, with the Notes row, as a complete answer. It holds nothing of what is asked; the
     "Clear:" row does."""
-    rows = [("Reel and Cassette Format Magnetic Tapes", None),
-            ("Clear:", "Re-record (overwrite) all data on the tape using an organizationally approved pattern."),
-            ("Purge:", "Degauss the magnetic tape in an organizationally approved degausser."),
-            ("Destroy:", "Incinerate by burning the tapes in a licensed incinerator or Shred."),
-            ("Notes:", "Preparatory steps for Destruction, such as removing the tape from the reel or cassette "
-                       "prior to Destruction, are unnecessary.")]
-    lines = [PassageLine(line_num=1 + i, text=k if v is None else f"{k} | {v}", kind="table_row", row_key=k,
-                         object_key="table:p40.1",
-                         cells=[Cell(header="", value=k)] + ([] if v is None else [Cell(header="", value=v)]))
-             for i, (k, v) in enumerate(rows)]
-    p = Passage(passage_id="P1", doc_id="d", doc="x.pdf", page=40, page_label="32", line_start=1, line_end=5,
-                parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.primary, lines=lines)
+    p = _tape_table()
     weights = {"box": 2.17, "old": 1.27, "reel": 1.45, "cassette": 1.45, "magnetic": 0.37, "backup": 0.93,
                "tapes": 1.03, "rid": 2.17, "clear": 0.33}
     question = ("We have a box of old reel and cassette magnetic backup tapes to get rid of. Under SP 800-88, how "

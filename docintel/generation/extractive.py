@@ -2035,7 +2035,8 @@ class ExtractiveGenerator:
                 first = next((c.value for c in r.cells if not c.header), "")
                 lab = f"the first row ({first})" if first else "the first row"
                 vals = [v for v in vals if v != f"'{first}'"]
-            return f"{lab}: " + ", ".join(vals) if lab else ", ".join(vals)
+            sep = " " if lab.endswith(":") else ": "  # "Clear: 'Perform a full ...'", not "Clear:: ..."
+            return f"{lab}{sep}" + ", ".join(vals) if lab else ", ".join(vals)
         return r.text
 
 

@@ -3610,3 +3610,12 @@ def test_a_table_rows_group_label_is_found_above_it_even_on_the_page_before():
     assert group_label(p41, 1, table_keys) is None
     # a table whose row keys do not recur has no groups
     assert group_label(rows, 3, pd.Series(["a", "b", "c"])) is None
+
+
+def test_a_row_label_ending_in_a_colon_takes_no_second_one():
+    """SP 800-88's Appendix A rows are labelled "Clear:", "Purge:": quoted as "Clear:: ..."."""
+    row = PassageLine(line_num=1, text="Clear: | Perform a full manufacturer's reset.", kind="table_row", row_key="Clear:",
+                      cells=[Cell(header="", value="Clear:"), Cell(header="", value="Perform a full manufacturer's reset.")])
+    assert ExtractiveGenerator._row_text(row) == "Clear: 'Perform a full manufacturer's reset.'"
+    named = row.model_copy(update={"row_key": "(E)", "cells": [Cell(header="", value="(E)"), Cell(header="BLEU", value="25.7")]})
+    assert ExtractiveGenerator._row_text(named) == "(E): BLEU 25.7"

@@ -77,8 +77,7 @@ def split_premise(text: str) -> tuple[str, str]:
     part sets aside first ("Apart from the reporter's details, what should ...?") is premise."""
     parts = _clauses(text)
     if len(parts) < 2 or not parts[-1].rstrip().endswith("?"):
-        aside, asked = set_aside(text)
-        return aside, asked
+        return set_aside(text)
     aside, asked = set_aside(parts[-1])
     return " ".join([*parts[:-1], aside]).strip(), asked
 

@@ -104,7 +104,7 @@ def retrieve(
         cov, lo, hi, centre = span
         title = _section_of(tocs[h.doc_id], h.page_num, page, centre)
         match = _title_share(title, idf) / total if title else 0.0
-        group = _group_of(store, h.doc_id, lines[h.doc_id], h.page_num, lo, tables)
+        group = _group_of(store, h.doc_id, page, lo, tables)
         if group:  # a table row's group label is its innermost heading
             match = max(match, _title_share(group, idf) / total)
         extreme = EXTREME_TABLE if extreme_tables(page, parsed.asked or parsed.text) else 0.0
@@ -324,11 +324,10 @@ def _section_of(toc, page_num: int, page, line_num: int | None) -> str | None:
     return best[1] if best else None
 
 
-def _group_of(store: Store, doc_id: str, lines: pd.DataFrame, page_num: int, line_num: int | None,
+def _group_of(store: Store, doc_id: str, page: pd.DataFrame, line_num: int | None,
               read: dict[tuple, pd.DataFrame]) -> str | None:
-    """The group label over the table row ``line_num`` of page ``page_num`` (``lines``: the
-    document's pages read), looked for on this page and, when none is above the row there, on
-    the page before, where a table running on may have set it
+    """The group label over the table row ``line_num`` of ``page`` (its lines), looked for on
+    this page and, when none is above the row there, on the page before, where a table running on may have set it
     (:func:`docintel.retrieval.region.group_label`); the keys that recur are those of the whole
     table, over all its pages. ``read`` keeps each table's rows read from the store for the next
     call."""
@@ -336,9 +335,9 @@ def _group_of(store: Store, doc_id: str, lines: pd.DataFrame, page_num: int, lin
 
     from docintel.retrieval.region import group_label
 
-    if line_num is None or "object_key" not in lines:
+    if line_num is None or "object_key" not in page or page.empty:
         return None
-    page = lines[lines["page_num"] == page_num]
+    page_num = int(page["page_num"].iloc[0])
     hit = page[page["line_num"] == line_num]
     if hit.empty or hit["kind"].iloc[0] != "table_row" or not isinstance(hit["object_key"].iloc[0], str):
         return None

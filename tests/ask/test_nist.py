@@ -570,7 +570,7 @@ def test_a_table_rows_group_label_counts_as_its_innermost_heading(sp80088_store)
     def notes_group(page: int) -> str | None:
         lines = page_lines(store, doc[0], [page])
         notes = lines[lines["row_key"].eq("Notes:")]["line_num"].iloc[0]
-        return _group_of(store, doc[0], lines, page, int(notes), {})
+        return _group_of(store, doc[0], lines, int(notes), {})
 
     assert notes_group(41).startswith("ATA Hard Disk Drives")
     assert notes_group(42).startswith("SCSI Hard Disk")

@@ -699,8 +699,10 @@ def build_table(
     if not body:
         return None
 
-    def grid(body: list[Line]) -> tuple[list[float], list[tuple[float, float]]]:
-        """(vertical cuts, columns) of the body's lines."""
+    vr = [r for r in vrules if region.x0 - 3 < r.pos < region.x1 + 3 and r.end > region.y0 and r.start < region.y1]
+
+    def grid(body: list[Line]) -> tuple[list[tuple[float, float]], tuple]:
+        """(columns, cuts) of the body's lines."""
         body_h = max(ln.y1 for ln in body) - min(ln.y0 for ln in body)
         vcuts = sorted(
             r.pos
@@ -708,13 +710,12 @@ def build_table(
             if region.x0 + 2 < r.pos < region.x1 - 2
             and _overlap(r.start, r.end, min(ln.y0 for ln in body), max(ln.y1 for ln in body)) >= 0.3 * body_h
         )
-        return vcuts, _columns(body, vcuts, region.x0, region.x1)
+        cols = _columns(body, vcuts, region.x0, region.x1)
+        return cols, ([c[0] for c in cols[1:]], vcuts, vr)
 
-    vcuts, cols = grid(body)
+    cols, cuts = grid(body)
     if len(cols) < 2:
         return None
-    vr = [r for r in vrules if region.x0 - 3 < r.pos < region.x1 + 3 and r.end > region.y0 and r.start < region.y1]
-    cuts = ([c[0] for c in cols[1:]], vcuts, vr)
     partial = [r for r in hr if _overlap(r.start, r.end, region.x0, region.x1) < 0.85 * width]
     bx = [b for b in boxes if b[0] >= region.x0 - 3 and b[2] <= region.x1 + 3 and b[1] >= region.y0 - 3 and b[3] <= region.y1 + 3]
     headers = _header(header_lines, cols, cuts, partial, bx)
@@ -722,10 +723,9 @@ def build_table(
     if data_row:
         # a table running on from the page before has no header here: its first row is data
         header_lines, body = [], lines
-        vcuts, cols = grid(body)
+        cols, cuts = grid(body)
         if len(cols) < 2:
             return None
-        cuts = ([c[0] for c in cols[1:]], vcuts, vr)
         headers = [""] * len(cols)
     body_seps = [y for y in seps if min(ln.y0 for ln in body) < y < max(ln.y1 for ln in body)]
     bands: list[list[Line]] = [[]]

@@ -10,6 +10,8 @@ import re
 from functools import lru_cache
 from typing import Mapping
 
+from docintel.parsing.glyphs import MARKS
+
 SUFFIXES = (
     "ations",
     "ation",
@@ -188,14 +190,16 @@ def acronym_stems(text: str, terms: tuple[str, ...], question: str) -> set[str]:
     return named_by_initials(text, initials_of(terms)) | spelled_out(text, acronyms_in(question))
 
 
-_BULLET_GLYPHS = "•●○◦▪■□\ue000-\uf8ff"
+_BULLET_GLYPHS = f"•●○◦▪■□{MARKS}\ue000-\uf8ff"
 BULLET = re.compile(
     rf"^\s*(?:[{_BULLET_GLYPHS}\u2013\u2014*]|-\s|\(?[a-z0-9]{{1,2}}\)\s|\d{{1,2}}\.\s(?=[A-Z])|o(?:\s+(?=[A-Z0-9\"\u201c(\[])|\s*$))"
 )
-"""A list item's start; U+E000-U+F8FF are Symbol / Wingdings glyphs ("\uf0b7", "\uf03c") that
-PDFs set as bullets. "2. SHALL be ..." is an item of a numbered list (its number is not the end
-of the sentence before). A letter "o" before a capital is Word's second-level bullet, set in
-Courier ("o GV.SC-06: Planning and due diligence ..."); before a lower-case word it is no bullet."""
+"""A list item's start; U+E000-U+F8FF are Symbol / Webdings glyphs ("\uf0b7", "\uf03c") that
+PDFs set as bullets (Wingdings' are read as the marks they draw, "\u25aa", "\u2b25": see
+``docintel.parsing.glyphs``). "2. SHALL be ..." is an item of a numbered list (its number is
+not the end of the sentence before). A letter "o" before a capital is Word's second-level
+bullet, set in Courier ("o GV.SC-06: Planning and due diligence ..."); before a lower-case word
+it is no bullet."""
 LONE_BULLET = re.compile(rf"^\s*(?:[{_BULLET_GLYPHS}]|o)\s*$")
 """A bullet set on a line of its own, its item on the next line."""
 CAPTION_LINE = re.compile(r"^(?:Figure|Fig\.|Table|Exhibit)\s+[A-Z]?\d[\w.\-]*[.:]\s+\S")

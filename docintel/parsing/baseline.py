@@ -10,6 +10,7 @@ from typing import Any
 
 from docintel.parsing.columns import assign_columns
 from docintel.parsing.fitz import pymupdf
+from docintel.parsing.glyphs import span_text
 
 METHOD = "pymupdf"
 _BOLD = 16  # PyMuPDF span flag bit: bold
@@ -39,7 +40,7 @@ def join_spans(spans: list[dict[str, Any]]) -> str:
     """
     parts: list[str] = []
     for s in spans:
-        t = s["text"]
+        t = span_text(s)
         if parts and s["flags"] & _SUPERSCRIPT and len(t.strip()) <= 3 and not parts[-1][-1:].isspace():
             t = " " + t.lstrip()
         parts.append(t)
@@ -60,7 +61,7 @@ def extract_page(page: Any, doc_id: str, page_num: int, flags: int | None = None
             spans = line["spans"]
             if len(spans) == 1:  # the common case, without the weighting below
                 span = spans[0]
-                text = span["text"].strip()
+                text = span_text(span).strip()
                 if not text:
                     continue
                 font = span["font"]

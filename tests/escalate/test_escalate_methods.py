@@ -550,3 +550,24 @@ def test_a_chart_in_the_middle_column_keeps_a_row_no_column_claimed(shared_corpo
     # its column titles wrap over three and six lines, centred over the cells, not at their edges
     header = next(r["text"] for r in lines if r["object_key"] == "table:p7.2" and r["row_key"] == "header")
     assert "IF you expatriated during" in header and "average annual net income tax was more than" in header
+
+
+def test_a_table_whose_columns_are_named_by_vertical_text_pairs_each_mark_with_its_column(shared_corpora):
+    """SP 800-63B p68, Table 10-1: nine columns named by text set vertically ("Memorized
+    secrets", "Single Factor" / "Cryptographic Software"), cells marked with a Wingdings diamond
+    (code 0x77). The vertical names were dropped and the marks read "w", so a row said
+    "Unmasked text entry | w | w | w | w": not which authenticators, and not even a mark."""
+    from synth_pages import page_input as pi
+
+    pdf = shared_corpora / "crossref" / "NIST.SP.800-63b.pdf"
+    rows = {r["row_key"]: json.loads(r["cells"]) for r in methods.get("pymupdf_tables").run(pi(pdf, 68)).lines}
+    assert [c["value"] for c in rows["header"]] == [
+        "Usability Consideration", "Memorized secrets", "Look-up Secrets", "Out of Band", "Single Factor OTP Device",
+        "Multi-Factor OTP Device", "Single Factor Cryptographic Software", "Single Factor Cryptographic Device",
+        "Multi-Factor Cryptographic Software", "Multi-Factor Cryptographic Device"]
+    assert rows["Unmasked text entry"][1:] == [{"header": h, "value": "\u2b25"} for h in (
+        "Look-up Secrets", "Out of Band", "Single Factor OTP Device", "Multi-Factor OTP Device")]
+    assert rows["Delayed masking during text entry"][1:] == [{"header": "Memorized secrets", "value": "\u2b25"}]
+    on_69 = {r["row_key"]: json.loads(r["cells"]) for r in methods.get("pymupdf_tables").run(pi(pdf, 69)).lines}
+    assert [c["header"] for c in on_69["Physical input required (such as pressing"][1:]] == [
+        "Single Factor OTP Device", "Single Factor Cryptographic Device"]

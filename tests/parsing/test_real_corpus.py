@@ -193,3 +193,47 @@ def test_sp80061_tables_of_plain_row_labels_are_flagged_and_read_row_by_row(shar
     page = PageInput("sp80061", 42, pymupdf().open(path)[41], Settings())
     rows = [r["text"] for r in methods.get("pymupdf_tables").run(page).lines if r["kind"] == "table_row"]
     assert "Extended | Definition: Time to recovery is unpredictable; additional resources and outside help are needed" in rows
+
+
+def test_wingdings_glyphs_are_read_as_the_marks_they_draw(shared_corpora):
+    """SP 800-63B sets its Section 10.2 bullets in Wingdings (code 0xA7, a small square) and its
+    Table 10-1 marks too (0x77, a diamond): PyMuPDF hands on the codes, read "§" (a section sign)
+    and "w". They are read as the marks they draw, and a bullet so read opens a list item."""
+    from docintel.parsing.baseline import extract_lines
+    from docintel.parsing.fitz import pymupdf
+    from docintel.text import BULLET
+
+    doc = pymupdf().open(shared_corpora / "crossref" / "NIST.SP.800-63b.pdf")
+    p62 = [r["text"] for r in extract_lines(doc[61], "d", 62)]
+    item = next(t for t in p62 if "High contrast" in t)
+    assert item.startswith("\u25aa High contrast") and BULLET.match(item)
+    p68 = [r["text"] for r in extract_lines(doc[67], "d", 68)]
+    assert "w" not in p68 and "".join(p68).count("\u2b25") == 66  # the marks of the page's 12 rows
+    sp80048 = pymupdf().open(shared_corpora / "figures" / "SP800-48r1.pdf")
+    p8 = [r["text"] for r in extract_lines(sp80048[7], "d", 8)]
+    assert "\uf01f Roles and responsibilities, such as which parties" in "\n".join(p8)
+
+
+def test_a_symbol_fonts_code_without_a_character_is_no_letter():
+    from docintel.parsing.glyphs import glyph_text
+
+    assert glyph_text("Wingdings-Regular", "w") == "\u2b25"
+    assert glyph_text("ABCDEF+Wingdings-Regular", "\uf0a7 ") == "\u25aa "  # its private-use form too
+    assert glyph_text("Wingdings-Regular", "\uf0fc") == "\u2713"
+    assert glyph_text("Wingdings-Regular", "J") == "\uf04a"  # a smiling face: a glyph, not "J"
+    assert glyph_text("Wingdings2", "w") == "\uf077"  # another font's codes: not Wingdings' table
+    assert glyph_text("TimesNewRomanPSMT", "w §") == "w §"
+    assert glyph_text("Webdings", "\x1f") == "\uf01f"  # SP 800-48's bullet: no white space
+    assert glyph_text("Webdings", "\uf03c ") == "\uf03c "  # SP 800-61's, already private-use
+
+
+def test_a_wingdings_bullet_read_as_its_mark_still_opens_a_list_item():
+    """Read as private-use characters, every Wingdings code at a line's start was a bullet
+    (``BULLET``); read as the marks they draw ("\u27a2", "\u2756", "\u2713"), they still are."""
+    from docintel.parsing.glyphs import _WINGDINGS, glyph_text
+    from docintel.text import BULLET, LONE_BULLET
+
+    for code in _WINGDINGS:
+        assert BULLET.match(chr(0xF000 + code) + " Item text")  # as they were read
+        mark = glyph_text("Wingdings-Regular", chr(0xF000 + code))
+        assert BULLET.match(f"{mark} Item text") and LONE_BULLET.match(mark), hex(code)

@@ -34,6 +34,7 @@ from docintel.parsing.columns import assign_columns, low_runs
 from docintel.parsing.grid import YEAR, is_numeric, number_grids
 from docintel.parsing.rules import Rule, page_rules
 from docintel.parsing.fitz import pymupdf
+from docintel.parsing.glyphs import glyph_text, is_symbol_font
 from docintel.parsing.methods.base import MethodResult, PageInput, number_lines
 from docintel.settings import Settings
 
@@ -61,6 +62,7 @@ class Word:
     text: str
     size: float
     bold: bool = False
+    turn: int = 0  # a line set vertically, whole: -1 read upwards, 1 read downwards
 
     @property
     def cy(self) -> float:
@@ -137,22 +139,33 @@ class ExtractedTable:
 
 
 def page_words(page: Any) -> list[Word]:
-    """Words from the page's characters, sub/superscripts attached to the word they follow."""
+    """Words from the page's characters, sub/superscripts attached to the word they follow;
+    a line set vertically is one word of its own (``turn``), read only as a column's header
+    (SP 800-63B's Table 10-1 names its columns so: "Memorized secrets", "Look-up Secrets")."""
     m = pymupdf()
     flags = (m.TEXTFLAGS_RAWDICT & ~m.TEXT_PRESERVE_IMAGES) | m.TEXT_MEDIABOX_CLIP
     raw = page.get_text("rawdict", flags=flags)
     words: list[Word] = []
+    turned: list[Word] = []
     for block in raw["blocks"]:
         if block.get("type", 0) != 0:
             continue
         for line in block["lines"]:
-            if abs(line["dir"][1]) > 0.2:  # vertical text is not table content we can pair
+            if abs(line["dir"][1]) > 0.2:  # vertical text is no cell we can pair ...
+                text = " ".join("".join(glyph_text(s["font"], ch["c"]) for s in line["spans"] for ch in s["chars"]).split())
+                if abs(line["dir"][0]) < 0.05 and text:  # ... but may name a column
+                    x0, y0, x1, y1 = line["bbox"]
+                    size = max(s["size"] for s in line["spans"])
+                    turned.append(Word(x0, y0, x1, y1, text, size, turn=-1 if line["dir"][1] < 0 else 1))
                 continue
             for span in line["spans"]:
                 size = span["size"]
                 bold = bool(span["flags"] & 16) or "bold" in span["font"].lower()
+                chars = span["chars"]
+                if is_symbol_font(span["font"]):
+                    chars = [dict(ch, c=glyph_text(span["font"], ch["c"])) for ch in chars]
                 cur: list[dict] = []
-                for ch in span["chars"]:
+                for ch in chars:
                     c = ch["c"]
                     if c.isspace() or (cur and ch["bbox"][0] - cur[-1]["bbox"][2] > 0.25 * size):
                         if cur:
@@ -162,7 +175,7 @@ def page_words(page: Any) -> list[Word]:
                     cur.append(ch)
                 if cur:
                     words.append(_word(cur, size, bold))
-    return _glue_touching(_attach_scripts(words))
+    return _glue_touching(_attach_scripts(words)) + turned
 
 
 def _glue_touching(words: list[Word]) -> list[Word]:
@@ -630,6 +643,18 @@ the page before ("necessary to cause all MEKs to be changed ...")."""
 _SENTENCE_END = re.compile(r"(?<!\.)\.(?:\s+[A-Z]|\s*$)")
 
 
+def _turned_header(headers: list[str], turned: list[Word], cols: list[tuple[float, float]]) -> list[str]:
+    """``headers`` with the vertical lines over each column added to its header, in reading
+    order: left to right for text read upwards, right to left for text read downwards
+    ("Single Factor" + "Cryptographic Software")."""
+    parts = [[h] if h else [] for h in headers]
+    for w in sorted(turned, key=lambda w: w.x0 * -w.turn):
+        k = max(range(len(cols)), key=lambda k: _overlap(w.x0, w.x1, *cols[k]))
+        if _overlap(w.x0, w.x1, *cols[k]) > 0:
+            parts[k].append(w.text)
+    return [" ".join(p) for p in parts]
+
+
 def _data_as_header(headers: list[str], body: list[Line], cols: list[tuple[float, float]], cuts: tuple) -> bool:
     """True when the lines taken for a header are a row of data: its row label recurs as a label
     in the body ("Purge:" over "Destroy:", "Notes:", "Clear:", "Purge:"), or a cell is prose (a
@@ -667,9 +692,15 @@ def build_table(
     caption: str | None,
     source: str,
     boxes: list[tuple[float, float, float, float]] = (),
+    turned: list[Word] = (),
 ) -> ExtractedTable | None:
-    """The logical table inside ``region``, or None when it is not a table (< 2 columns / rows)."""
-    inside = [w for w in words if region.x0 - 1 <= (w.x0 + w.x1) / 2 <= region.x1 + 1 and region.y0 - 1 <= w.cy <= region.y1 + 1]
+    """The logical table inside ``region``, or None when it is not a table (< 2 columns / rows).
+    ``turned``: the page's lines set vertically (``page_words``), read as column headers where
+    they stand above the body."""
+    def within(w: Word) -> bool:
+        return region.x0 - 1 <= (w.x0 + w.x1) / 2 <= region.x1 + 1 and region.y0 - 1 <= w.cy <= region.y1 + 1
+
+    inside = [w for w in words if within(w)]
     lines = group_lines(inside)
     if len(lines) < 2:
         return None
@@ -727,6 +758,9 @@ def build_table(
         if len(cols) < 2:
             return None
         headers = [""] * len(cols)
+    top = min(ln.y0 for ln in body)
+    upright = [w for w in turned if within(w) and w.y1 <= top + 1]
+    headers = _turned_header(headers, upright, cols)
     body_seps = [y for y in seps if min(ln.y0 for ln in body) < y < max(ln.y1 for ln in body)]
     bands: list[list[Line]] = [[]]
     for ln in body:
@@ -746,10 +780,10 @@ def build_table(
             # section row of the body, the next line is the header
             title = headers[0]
             header_lines = bands.pop(0)
-            headers = _header(header_lines, cols, cuts, partial, bx)
+            headers = _turned_header(_header(header_lines, cols, cuts, partial, bx), upright, cols)
         elif len(filled) >= max(2, len(cols) // 2) and not any(is_numeric(c) for c in filled):
             header_lines = header_lines + bands.pop(0)
-            headers = _header(header_lines, cols, cuts, partial, bx)
+            headers = _turned_header(_header(header_lines, cols, cuts, partial, bx), upright, cols)
     else:
         title = None
     if title is None and not data_row and len(cols) >= 2 and all(headers) and len(set(headers)) == 1:
@@ -769,7 +803,7 @@ def build_table(
             rows.pop()
     if len(rows) < 1:
         return None
-    hb = _bbox(header_lines) if header_lines else None
+    hb = _bbox(header_lines + [Line(upright)]) if header_lines or upright else None
     table = ExtractedTable(object_key, caption, tuple(region), headers, hb, rows, source)
     if source == "grid":
         # a captionless grid's header lines run into the titles above it (the 1040NR's
@@ -877,6 +911,8 @@ def extract_tables(page: Any, continued: str | None = None) -> list[ExtractedTab
     """
     m = pymupdf()
     words = page_words(page)
+    turned = [w for w in words if w.turn]
+    words = [w for w in words if not w.turn]
     hrules, vrules, boxes = page_rules(page)
     caps = _captions(page, words)
     out: list[ExtractedTable] = []
@@ -914,6 +950,7 @@ def extract_tables(page: Any, continued: str | None = None) -> list[ExtractedTab
             cap[2] if cap else None,
             source,
             boxes,
+            turned,
         )
         if table is not None:
             out.append(table)

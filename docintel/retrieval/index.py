@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import re
+import unicodedata
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -188,17 +189,28 @@ def page_text(lines) -> str:
                 continue
             except (ValueError, AttributeError, TypeError):
                 pass
-        if isinstance(text, str) and text:
-            parts.append(text)
+        pairs = []
         if isinstance(cells, str) and cells:
             try:
-                for c in json.loads(cells):
-                    h, v = str(c.get("header") or ""), str(c.get("value") or "")
-                    if h and v:
-                        parts.append(f"{h} {v}")
+                pairs = [(str(c.get("header") or ""), str(c.get("value") or "")) for c in json.loads(cells)]
             except (ValueError, AttributeError, TypeError):
-                pass
+                pairs = []
+        if any(_is_mark(v) for _, v in pairs):
+            # a row of marks (SP 800-63B Table 10-1: a diamond under each authenticator type it
+            # applies to) is its label and its words: its columns' names are in the header row,
+            # once, as the page prints them; on every mark they tripled the page's length
+            pairs = [(h, v) for h, v in pairs if v and not _is_mark(v)]
+            text = " | ".join(f"{h}: {v}" if h and k else v for k, (h, v) in enumerate(pairs))
+        if isinstance(text, str) and text:
+            parts.append(text)
+        parts += [f"{h} {v}" for h, v in pairs if h and v]
     return "\n".join(parts)
+
+
+def _is_mark(value: str) -> bool:
+    """A cell holding marks alone, symbols with no word or number ("\u2b25", "\u2713", a
+    private-use glyph); not a dash or a currency sign standing for a value."""
+    return bool(value.strip()) and all(c.isspace() or unicodedata.category(c) in ("So", "Co") for c in value)
 
 
 CHAIN_SHARE = 0.5

@@ -450,6 +450,31 @@ def test_a_captionless_tables_rows_are_indexed_by_their_values():
     assert "Country: Canada | Rate: 96" in text and "Rate 96" in text  # a captioned table: as before
 
 
+def test_a_row_of_marks_is_indexed_without_its_columns_names():
+    """SP 800-63B's Table 10-1 marks with a diamond each authenticator type a consideration applies
+    to. Indexed as "Look-up Secrets: \u2b25" (and "Look-up Secrets \u2b25") on every mark, the
+    columns' names tripled the page's length, and the page fell from first to fifth for a
+    question on the paragraph above the table. A row of marks is indexed by its label and its
+    words; the column names stay in the header row, once. A dash standing for a value is no mark."""
+    import json
+
+    import pandas as pd
+
+    from docintel.retrieval.index import page_text
+
+    cells = [("Usability Consideration", "Unmasked text entry"), ("Look-up Secrets", "\u2b25"), ("Out of Band", "\u2b25"),
+             ("Note", "see 5.1")]
+    lines = pd.DataFrame([
+        {"text": " | ".join(f"{h}: {v}" if k else v for k, (h, v) in enumerate(cells)), "object_key": "table:10-1",
+         "row_key": "Unmasked text entry", "cells": json.dumps([{"header": h, "value": v} for h, v in cells])},
+        {"text": "Floppies | Clear: \u2014", "object_key": "table:A-5", "row_key": "Floppies",
+         "cells": json.dumps([{"header": "", "value": "Floppies"}, {"header": "Clear", "value": "\u2014"}])},
+    ])
+    text = page_text(lines).split("\n")
+    assert text == ["Unmasked text entry | Note: see 5.1", "Usability Consideration Unmasked text entry", "Note see 5.1",
+                    "Floppies | Clear: \u2014", "Clear \u2014"]
+
+
 @pytest.mark.parametrize(
     "text,expected",
     [

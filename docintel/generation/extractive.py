@@ -2025,6 +2025,11 @@ class ExtractiveGenerator:
     def _row_text(r: PassageLine) -> str:
         if r.cells:
             label = r.row_key or ""
+            whole = " ".join(r.cells[0].value.split())
+            if label and label != "first row" and whole != label and whole.startswith(" ".join(label.split())):
+                # a label wrapped over lines is keyed by its first line ("Physical input required
+                # (such as pressing"): the row is named by the whole label
+                label = whole
             vals = []
             for c in r.cells:
                 if c.value.strip("() ").lower() == (label or "").strip("() ").lower():
@@ -2036,7 +2041,7 @@ class ExtractiveGenerator:
                 lab = f"the first row ({first})" if first else "the first row"
                 vals = [v for v in vals if v != f"'{first}'"]
             sep = " " if lab.endswith(":") else ": "  # "Clear: 'Perform a full ...'", not "Clear:: ..."
-            return f"{lab}{sep}" + ", ".join(vals) if lab else ", ".join(vals)
+            return f"{lab}{sep}" + ", ".join(vals) if lab and vals else lab or ", ".join(vals)  # a section row: its label
         return r.text
 
 

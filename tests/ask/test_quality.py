@@ -3619,3 +3619,18 @@ def test_a_row_label_ending_in_a_colon_takes_no_second_one():
     assert ExtractiveGenerator._row_text(row) == "Clear: 'Perform a full manufacturer's reset.'"
     named = row.model_copy(update={"row_key": "(E)", "cells": [Cell(header="", value="(E)"), Cell(header="BLEU", value="25.7")]})
     assert ExtractiveGenerator._row_text(named) == "(E): BLEU 25.7"
+
+
+def test_a_row_keyed_by_the_first_line_of_its_label_is_named_by_the_whole_label():
+    """SP 800-63B Table 10-1's row labels wrap; a row is keyed by its label's first line. It was
+    quoted as "Physical input required (such as pressing: Usability Consideration Physical input
+    required (such as pressing a button), Single Factor OTP Device \u2b25, ...": the label twice."""
+    label = "Physical input required (such as pressing a button)"
+    row = PassageLine(line_num=2, text=f"{label} | Single Factor OTP Device: \u2b25", kind="table_row",
+                      row_key="Physical input required (such as pressing",
+                      cells=[Cell(header="Usability Consideration", value=label), Cell(header="Single Factor OTP Device", value="\u2b25")])
+    assert ExtractiveGenerator._row_text(row) == f"{label}: Single Factor OTP Device \u2b25"
+    section = row.model_copy(update={"row_key": "Typical Usage", "cells": [Cell(header="Usability Consideration", value="Typical Usage")]})
+    assert ExtractiveGenerator._row_text(section) == "Typical Usage"  # not "Typical Usage: "
+    unkeyed = row.model_copy(update={"row_key": None, "cells": [Cell(header="Over\u2014", value="63,700"), Cell(header="The tax is:", value="8,772.50")]})
+    assert ExtractiveGenerator._row_text(unkeyed) == "Over\u2014 63,700, The tax is: 8,772.50"  # no label to complete

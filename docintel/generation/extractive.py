@@ -1833,8 +1833,17 @@ class ExtractiveGenerator:
                 best = bracketing
             elif p.referenced_from is None and request.parsed.shape != AnswerShape.list:
                 best = _matching_rows(body, weights, _premise(request.parsed))  # the question named the table: the rows it asks about
-            elif request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order
+            elif request.parsed.shape == AnswerShape.list:  # "What are the six Functions?": the rows in order ...
                 best = body[:25]
+                if p.referenced_from is None:
+                    # ... unless a row holds what is asked as an answer must ("Which authenticators
+                    # require a physical input such as pressing a button, per Table 10-1?": the
+                    # list is that row's marked columns)
+                    singled = _matching_rows(body, weights, _premise(request.parsed))
+                    asked = _asked_only(weights, request.parsed)
+                    held = max((self._coverage(" ".join(c.value for c in r.cells) or r.text, asked) for r in singled), default=0.0)
+                    if held >= min_coverage(len(request.parsed.keywords)):
+                        best = singled
             else:  # a table a passage pointed at: the rows the question singles out, else the closest ones
                 best = _matching_rows(body, weights, _premise(request.parsed))[:3] or sorted(
                     body, key=lambda r: (-len(_stems(_cells_text(r)) & set(weights)), r.line_num))[:3]

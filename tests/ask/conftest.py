@@ -161,6 +161,19 @@ def fr_store(tmp_path_factory, shared_corpora):
 
 
 @pytest.fixture(scope="session")
+def sp80063b_store(tmp_path_factory, shared_corpora):
+    """SP 800-63B ingested, its Table 10-1 (pp. 68-69: columns named by vertical text, cells
+    marked with a Wingdings diamond) escalated."""
+    from docintel import api
+    from docintel.settings import Settings
+
+    settings = Settings.load(env={}, store=tmp_path_factory.mktemp("sp80063b") / "store", quiet=True)
+    api.ingest([shared_corpora / "crossref" / "NIST.SP.800-63b.pdf"], settings)
+    api.escalate(settings, pages=[68, 69])
+    return settings
+
+
+@pytest.fixture(scope="session")
 def sp80088_store(tmp_path_factory, shared_corpora):
     """SP 800-88r1 ingested, its Appendix A tables (pp. 39-47, Tables A-4 to A-8) escalated: the
     media types' Clear/Purge/Destroy/Notes rows under group labels, over page breaks."""

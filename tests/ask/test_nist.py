@@ -580,3 +580,16 @@ def test_a_table_rows_group_label_counts_as_its_innermost_heading(sp80088_store)
     _, cands, _, _ = retrieve(store, parse_question(q), doc, top_k=1)
     match = {c.page_num: c.section_match for c in cands}
     assert match[42] > match[41] > 0
+
+
+def test_a_list_question_naming_a_table_is_answered_by_the_row_it_singles_out(sp80063b_store):
+    """"Which authenticators ...?" asks for a list, and a list question naming a table was
+    answered with the whole table ("What are the six Functions?"). When one row holds what is
+    asked as an answer must, the list is that row's: here the columns marked in Table 10-1's
+    "Physical input required" row."""
+    out = ask(sp80063b_store.store, "Which authenticators require a physical input such as pressing a button, per Table 10-1?")
+    assert "Physical input required (such as pressing a button): Single Factor OTP Device \u2b25, " \
+           "Single Factor Cryptographic Device \u2b25" in out["answer"]
+    assert "Reauthentication" not in out["answer"] and out["answer_completeness"] == "complete"
+    whole = ask(sp80063b_store.store, "What usability considerations does Table 10-1 list?")
+    assert "Unmasked text entry: Look-up Secrets \u2b25" in whole["answer"] and "Form-factor constraints" in whole["answer"]

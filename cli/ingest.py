@@ -53,6 +53,10 @@ def render(report, json_output: bool, quiet: bool) -> None:
     if not quiet and not json_output:
         for p in report.pruned:
             err_console.print(f"pruned: {escape(p.path)} ({p.doc_id})", soft_wrap=True)
+        if report.totals.stale:
+            err_console.print(f"[yellow]{report.totals.stale} unchanged document(s) were parsed by other docintel parsing code "
+                              "(an older version): `docintel ingest --force PATH...` re-parses them with this one, "
+                              "and `docintel escalate` then re-runs the deeper methods on their flagged pages.[/]", soft_wrap=True)
     for f in report.files:
         if f.status.value in ("failed", "partial"):
             word = "failed" if f.status.value == "failed" else "partly failed"
@@ -69,6 +73,8 @@ def summary_table(report):
     table.add_column("value", justify="right")
     table.add_row("documents ingested", str(t.ingested))
     table.add_row("unchanged (skipped)", str(t.unchanged))
+    if t.stale:
+        table.add_row("  parsed by older code", f"[yellow]{t.stale}[/] (--force re-parses)")
     if t.duplicate:
         table.add_row("duplicates (skipped)", str(t.duplicate))
     table.add_row("failed", f"[red]{t.failed}[/]" if t.failed else "0")

@@ -32,6 +32,7 @@ from docintel.schemas.evaluation import (
     QuestionResult,
 )
 from docintel.settings import Settings
+from docintel.store.fingerprint import STORE_CODE, code_files, code_fingerprint
 
 log = logging.getLogger(__name__)
 
@@ -112,22 +113,13 @@ def prepare_stores(files: Sequence[GoldenFile], settings: Settings, progress: Pr
 
 
 FINGERPRINT_FILE = "eval-fingerprint.json"
-_STORE_CODE = ("parsing", "store", "retrieval/index.py", "text.py", "schemas/tables.py")
-"""The code that decides what an eval store holds: the parsers, the store, the search index
-(and the word and number helpers it reads bracket table rows with) and the table schemas.
-Ask-time code (search, the loop, generation, question schemas) is not cached, so changing it
-does not rebuild the eval stores."""
 
 
 def store_files() -> list[Path]:
-    """The files :func:`code_fingerprint` hashes."""
-    import docintel
-
-    pkg = Path(docintel.__file__).parent
-    out: list[Path] = []
-    for sub in _STORE_CODE:
-        out.extend([pkg / sub] if sub.endswith(".py") else sorted((pkg / sub).rglob("*.py")))
-    return out
+    """The files :func:`code_fingerprint` hashes: the code that decides what an eval store holds
+    (``docintel.store.fingerprint.STORE_CODE``). Ask-time code (search, the loop, generation,
+    question schemas) is not cached, so changing it does not rebuild the eval stores."""
+    return code_files(STORE_CODE)
 
 
 def _parse_settings(settings: Settings) -> dict:
@@ -136,21 +128,6 @@ def _parse_settings(settings: Settings) -> dict:
     keep_escalate = ("method", "max_pages", "ocr_dpi", "vision_model")
     return {"ingest": {k: getattr(settings.ingest, k) for k in keep_ingest},
             "escalate": {k: getattr(settings.escalate, k) for k in keep_escalate}}
-
-
-def code_fingerprint() -> str:
-    """Hash of the code that builds a store: ingest is incremental by file hash, so without this a
-    parser change would leave eval reading the old parse."""
-    import hashlib
-
-    import docintel
-
-    h = hashlib.sha256()
-    pkg = Path(docintel.__file__).parent
-    for f in store_files():
-        h.update(str(f.relative_to(pkg)).encode())
-        h.update(f.read_bytes())
-    return h.hexdigest()[:16]
 
 
 def _stamp(settings: Settings) -> dict:

@@ -19,6 +19,7 @@ from typing import Callable, Iterable, Sequence
 from docintel.errors import DocumentError, UsageError
 from docintel.schemas.ingest import FileResult, FileStatus, IngestReport, PrunedDocument
 from docintel.settings import Settings
+from docintel.store.fingerprint import PARSE_CODE, code_fingerprint
 
 Progress = Callable[[str, int, int], None]
 
@@ -75,6 +76,8 @@ def prune(store, roots: Sequence[Path | str]) -> list[PrunedDocument]:
 
 
 VANISHED = "the file was deleted or moved while the ingest ran: nothing stored for it; run ingest again"
+STALE = ("unchanged, but parsed by other docintel parsing code (an older version): `ingest --force` re-parses it "
+         "with this one, and `escalate` then re-runs its deeper methods")
 """The one reason given for a file that went away mid-run, wherever that was noticed."""
 
 
@@ -106,6 +109,7 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
     files = discover(paths, known=[p for p in recorded if p and not os.path.exists(p)])
     report = IngestReport(store=str(store.root), workers=cfg.workers, force=cfg.force)
     results: dict[Path, FileResult] = {}
+    parsed_by = code_fingerprint(PARSE_CODE)
     with store.lock("ingest"):
         known = store.manifest()["documents"]
         on_disk = set(store.doc_ids())
@@ -127,10 +131,12 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
                 stored = known.get(doc_id, {}).get("path")
                 if stored != str(path) and not (stored and os.path.exists(stored)):
                     store.relocate(doc_id, path)  # renamed or moved: escalate reads it from here now
+                stale = known.get(doc_id, {}).get("parsed_by") != parsed_by
                 results[path] = FileResult(
                     path=str(path), status=FileStatus.unchanged, doc_id=doc_id,
                     n_pages=int(known.get(doc_id, {}).get("n_pages") or 0),
-                    reason="unchanged since last ingest (use --force to re-parse)",
+                    reason=STALE if stale else "unchanged since last ingest (use --force to re-parse)",
+                    stale=stale,
                 )
                 continue
             todo.append((path, doc_id, sha))
@@ -139,7 +145,7 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
         if progress:
             progress("parsing", 0, total)
         for path, doc_id, sha, outcome in _parse_all(todo, cfg.workers, cfg.ocr_dpi, cfg.ocr_lang):
-            results[path] = _store_result(store, path, doc_id, sha, outcome)
+            results[path] = _store_result(store, path, doc_id, sha, outcome, parsed_by)
             done += 1
             if progress:
                 progress(path.name, done, total)
@@ -260,7 +266,7 @@ def preload() -> None:
         importlib.import_module(f"docintel.parsing.{name}")
 
 
-def _store_result(store, path: Path, doc_id: str, sha: str, outcome: object) -> FileResult:
+def _store_result(store, path: Path, doc_id: str, sha: str, outcome: object, parsed_by: str) -> FileResult:
     from docintel.parsing.document import ParsedDocument
 
     if not isinstance(outcome, ParsedDocument):
@@ -282,6 +288,7 @@ def _store_result(store, path: Path, doc_id: str, sha: str, outcome: object) -> 
         "n_ocr_pages": parsed.n_ocr_pages,
         "ingested_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "page_errors": len(parsed.page_errors),
+        "parsed_by": parsed_by,  # the parsing code's fingerprint (docintel.store.fingerprint)
     }
     try:
         store.write_document(doc_id, parsed.tables, entry)

@@ -33,6 +33,8 @@ class FileResult(BaseModel):
     flagged: dict[str, int] = Field(default_factory=dict, description="Flagged pages by reason (flat_table, ...).")
     page_errors: list[str] = Field(default_factory=list, description="'page 7: <error>' for pages PyMuPDF could not parse.")
     seconds: float = 0.0
+    stale: bool = Field(False, description="Unchanged, but parsed by other parsing code (an older docintel): "
+                                           "`ingest --force` re-parses it, `escalate` then re-runs its methods.")
 
     @property
     def failed(self) -> bool:
@@ -50,6 +52,7 @@ class IngestTotals(BaseModel):
     files: int = Field(0, description="PDF files found under the given paths.")
     ingested: int = Field(0, description="Documents parsed and written (partial ones included).")
     unchanged: int = 0
+    stale: int = Field(0, description="Unchanged documents parsed by other parsing code (an older docintel).")
     duplicate: int = 0
     failed: int = Field(0, description="Files that failed outright or were stored with page errors.")
     pages: int = Field(0, description="Pages parsed in this run.")
@@ -89,6 +92,7 @@ class IngestReport(BaseModel):
                 t.removed_versions += len(f.replaced)
             if f.status == FileStatus.unchanged:
                 t.unchanged += 1
+                t.stale += f.stale
             if f.status == FileStatus.duplicate:
                 t.duplicate += 1
             if f.failed:

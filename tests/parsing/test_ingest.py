@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
@@ -45,6 +46,31 @@ def test_ingest_writes_all_tables_and_skips_unchanged(tmp_path, good_pdfs):
 
     forced = run_ingest([good_pdfs[0].parent], settings(store, ingest__force=True))
     assert forced.totals.ingested == 2 and len(Store(store).doc_ids()) == 2
+
+
+def test_a_document_parsed_by_other_parsing_code_is_reported_until_re_parsed(tmp_path, good_pdfs, monkeypatch):
+    """Ingest skips a file whose content is stored; after an upgrade whose parsers read pages
+    differently, every stored document kept the old parse without a word. Each document records
+    the parsing code that wrote it; an unchanged one written by other code is reported (and
+    counted) until --force re-parses it. A store written before the record counts as other code."""
+    from docintel.parsing import ingest as ingest_module
+    from docintel.store.fingerprint import PARSE_CODE, code_fingerprint
+
+    store = tmp_path / "store"
+    run_ingest([good_pdfs[0].parent], settings(store))
+    assert {e["parsed_by"] for e in Store(store).manifest()["documents"].values()} == {code_fingerprint(PARSE_CODE)}
+    assert run_ingest([good_pdfs[0].parent], settings(store)).totals.stale == 0
+    monkeypatch.setattr(ingest_module, "code_fingerprint", lambda parts: "newer-parsers")
+    report = run_ingest([good_pdfs[0].parent], settings(store))
+    assert report.exit_code == 0 and report.totals.unchanged == 2 and report.totals.stale == 2
+    assert all(f.stale and "--force" in f.reason for f in report.files)
+    assert run_ingest([good_pdfs[0].parent], settings(store, ingest__force=True)).totals.ingested == 2
+    assert run_ingest([good_pdfs[0].parent], settings(store)).totals.stale == 0
+    manifest = json.loads((store / "manifest.json").read_text())
+    for entry in manifest["documents"].values():
+        del entry["parsed_by"]  # as written before documents recorded it
+    (store / "manifest.json").write_text(json.dumps(manifest))
+    assert run_ingest([good_pdfs[0].parent], settings(store)).totals.stale == 2
 
 
 def test_changed_file_replaces_its_old_version(tmp_path):

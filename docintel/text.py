@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 from typing import Mapping
 
-from docintel.parsing.glyphs import MARKS
+from docintel.glyphs import MARKS
 
 SUFFIXES = (
     "ations",
@@ -196,7 +196,7 @@ BULLET = re.compile(
 )
 """A list item's start; U+E000-U+F8FF are Symbol / Webdings glyphs ("\uf0b7", "\uf03c") that
 PDFs set as bullets (Wingdings' are read as the marks they draw, "\u25aa", "\u2b25": see
-``docintel.parsing.glyphs``). "2. SHALL be ..." is an item of a numbered list (its number is
+``docintel.glyphs``). "2. SHALL be ..." is an item of a numbered list (its number is
 not the end of the sentence before). A letter "o" before a capital is Word's second-level
 bullet, set in Courier ("o GV.SC-06: Planning and due diligence ..."); before a lower-case word
 it is no bullet."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from docintel.parsing.columns import assign_columns
 from docintel.parsing.fitz import pymupdf
-from docintel.parsing.glyphs import span_text
+from docintel.glyphs import span_text
 
 METHOD = "pymupdf"
 _BOLD = 16  # PyMuPDF span flag bit: bold

@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-PARSE_CODE = ("parsing", "text.py", "schemas/tables.py")
+PARSE_CODE = ("parsing", "glyphs.py", "text.py", "schemas/tables.py")
 """What ingest and escalate write a document's rows with: the parsers (the deeper methods too),
-the word helpers they read lines with, and the table schemas."""
+the symbol-font glyphs and word helpers they read lines with, and the table schemas."""
 STORE_CODE = PARSE_CODE + ("store", "retrieval/index.py")
 """What an eval store holds: the parsed rows, the store, and the search index (which reads
 bracket table rows with ``text.bracket_ranges``)."""

@@ -218,7 +218,7 @@ def test_only_store_building_code_is_fingerprinted():
     pkg = Path(docintel.__file__).parent
     files = {str(f.relative_to(pkg)) for f in eval_runner.store_files()}
     assert {"parsing/ingest.py", "parsing/escalate.py", "store/store.py", "retrieval/index.py", "schemas/tables.py",
-            "text.py"} <= files  # the index reads bracket table rows with text.bracket_ranges
+            "text.py", "glyphs.py"} <= files  # the index reads bracket table rows with text.bracket_ranges
     assert not files & {"retrieval/search.py", "retrieval/region.py", "orchestrator/loop.py",
                         "generation/extractive.py", "schemas/questions.py", "questions/parse.py"}
 

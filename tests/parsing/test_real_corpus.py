@@ -215,7 +215,7 @@ def test_wingdings_glyphs_are_read_as_the_marks_they_draw(shared_corpora):
 
 
 def test_a_symbol_fonts_code_without_a_character_is_no_letter():
-    from docintel.parsing.glyphs import glyph_text
+    from docintel.glyphs import glyph_text
 
     assert glyph_text("Wingdings-Regular", "w") == "\u2b25"
     assert glyph_text("ABCDEF+Wingdings-Regular", "\uf0a7 ") == "\u25aa "  # its private-use form too
@@ -230,7 +230,7 @@ def test_a_symbol_fonts_code_without_a_character_is_no_letter():
 def test_a_wingdings_bullet_read_as_its_mark_still_opens_a_list_item():
     """Read as private-use characters, every Wingdings code at a line's start was a bullet
     (``BULLET``); read as the marks they draw ("\u27a2", "\u2756", "\u2713"), they still are."""
-    from docintel.parsing.glyphs import _WINGDINGS, glyph_text
+    from docintel.glyphs import _WINGDINGS, glyph_text
     from docintel.text import BULLET, LONE_BULLET
 
     for code in _WINGDINGS:

@@ -3,11 +3,12 @@
 A PDF set in Wingdings or Webdings carries the font's own codes, and PyMuPDF hands them on as
 text: the diamond that marks a cell of SP 800-63B's usability table (Table 10-1, Wingdings 0x77)
 reads "w", the small square opening a bullet of its Section 10.2 list (0xA7) reads "§", a
-section sign. A code whose glyph Unicode has (the marks used as bullets and in tables: circles, squares,
-diamonds, checks, crosses, arrows) is read as that character; any other code of such a font is
-read as the private-use character symbol fonts map it to (U+F000 + code), a glyph of unknown
-meaning that no word or number is made of (the list-item patterns in ``docintel.text`` read
-those as bullets).
+section sign. A code whose glyph Unicode has (the marks used as bullets and in tables: circles,
+squares, diamonds, checks, crosses, arrows) is read as that character; any other code of such a
+font is read as the private-use character symbol fonts map it to (U+F000 + code), a glyph of
+unknown meaning that no word or number is made of (the list-item patterns in ``docintel.text``
+read those as bullets). Like ``docintel.text``, this module sits below the bricks: the parsers
+read spans with it, the word helpers take its marks for bullets.
 """
 
 from __future__ import annotations

@@ -39,9 +39,13 @@ initialism ("See Dispositions of U.S. Real Property Interests on page 6.")."""
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A crude suffix stripper ("configurations" -> "configur"); keeps at least 4 letters."""
+    """A crude suffix stripper ("configurations" -> "configur"); keeps at least 4 letters. A
+    word's double "s" is no plural: "access" is the stem of "accessed" and "accesses", not
+    "acces" ("address", "process", "class", "guess" likewise)."""
     w = word.lower().strip("'")
     for suf in SUFFIXES:
+        if suf == "s" and w.endswith("ss"):
+            continue
         if w.endswith(suf) and len(w) - len(suf) >= 4:
             w = w[: -len(suf)]
             break

@@ -1005,6 +1005,10 @@ def test_answers_that_answer_stay_complete(patch_sanitize_store):
 def test_stem_joins_singular_and_plural():
     assert stem("objective") == stem("objectives") and stem("phase") == stem("phases")
     assert stem("configurations") == stem("configuration")
+    # a double "s" is no plural: "access" was "acces", so it never met "accessed" or "accesses"
+    for forms in (("access", "accessed", "accesses", "accessing"), ("address", "addresses", "addressed"),
+                  ("process", "processes", "processing"), ("guess", "guesses")):
+        assert len({stem(w) for w in forms}) == 1, forms
 
 
 def test_split_sentences_keeps_line_numbers():

@@ -76,9 +76,10 @@ def prune(store, roots: Sequence[Path | str]) -> list[PrunedDocument]:
 
 
 VANISHED = "the file was deleted or moved while the ingest ran: nothing stored for it; run ingest again"
+"""The one reason given for a file that went away mid-run, wherever that was noticed."""
 STALE = ("unchanged, but parsed by other docintel parsing code (an older version): `ingest --force` re-parses it "
          "with this one, and `escalate` then re-runs its deeper methods")
-"""The one reason given for a file that went away mid-run, wherever that was noticed."""
+"""The reason given for a stored document whose ``parsed_by`` is not this code's fingerprint."""
 
 
 def file_sha256(path: Path) -> str:

@@ -21,8 +21,8 @@ import hashlib
 import json
 import os
 import re
-import unicodedata
 import sqlite3
+import unicodedata
 from pathlib import Path
 from typing import Any
 

@@ -30,11 +30,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
+from docintel.glyphs import glyph_text, is_symbol_font
 from docintel.parsing.columns import assign_columns, low_runs
 from docintel.parsing.grid import YEAR, is_numeric, number_grids
 from docintel.parsing.rules import Rule, page_rules
 from docintel.parsing.fitz import pymupdf
-from docintel.glyphs import glyph_text, is_symbol_font
 from docintel.parsing.methods.base import MethodResult, PageInput, number_lines
 from docintel.settings import Settings
 

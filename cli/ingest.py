@@ -23,6 +23,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Parse every page cheaply, flag the hard ones. Unchanged files are skipped.
 
+        A stored document parsed by other docintel parsing code (an older
+        version) is counted as "parsed by older code" until --force re-parses it;
+        run escalate afterwards to re-run the deeper methods on its flagged pages.
+
         With --prune, stored documents whose file under the given PATHs
         was deleted are removed (store and search index); a gone or empty
         PATH is then fine if it held documents.

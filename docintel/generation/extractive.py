@@ -844,6 +844,11 @@ def _cells_text(r: PassageLine) -> str:
     return " ".join(f"{c.header} {c.value}" for c in r.cells) or r.text
 
 
+def _values_text(r: PassageLine) -> str:
+    """A table row's cell values without their headers (the line's text when it has no cells)."""
+    return " ".join(c.value for c in r.cells) if r.cells else r.text
+
+
 def _brackets(cells: list[tuple[str, str]], amounts: tuple[float, ...]) -> bool:
     """Whether a row of a bracket table holds an amount the question names in its range
     (:func:`docintel.text.bracket_ranges`). (header, value) per cell."""
@@ -876,7 +881,7 @@ def _matching_rows(rows: list[PassageLine], weights: dict[str, float], premise: 
     row matches (the caller then shows the whole table)."""
     if not rows:
         return []
-    row_stems = [_stems(" ".join(c.value for c in r.cells) if r.cells else r.text) for r in rows]
+    row_stems = [_stems(_values_text(r)) for r in rows]
     key_stems = [_stems(r.row_key or "") for r in rows]
     disc = {k: w for k, w in weights.items() if sum(k in st for st in row_stems) < len(rows) or len(rows) == 1}
 
@@ -1841,7 +1846,7 @@ class ExtractiveGenerator:
                     # list is that row's marked columns)
                     singled = _matching_rows(body, weights, _premise(request.parsed))
                     asked = _asked_only(weights, request.parsed)
-                    held = max((self._coverage(" ".join(c.value for c in r.cells) or r.text, asked) for r in singled), default=0.0)
+                    held = max((self._coverage(_values_text(r), asked) for r in singled), default=0.0)
                     if held >= min_coverage(len(request.parsed.keywords)):
                         best = singled
             else:  # a table a passage pointed at: the rows the question singles out, else the closest ones

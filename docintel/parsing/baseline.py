@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from docintel.glyphs import span_text
 from docintel.parsing.columns import assign_columns
 from docintel.parsing.fitz import pymupdf
-from docintel.glyphs import span_text
 
 METHOD = "pymupdf"
 _BOLD = 16  # PyMuPDF span flag bit: bold

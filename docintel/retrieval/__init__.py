@@ -327,10 +327,10 @@ def _section_of(toc, page_num: int, page, line_num: int | None) -> str | None:
 def _group_of(store: Store, doc_id: str, page: pd.DataFrame, line_num: int | None,
               read: dict[tuple, pd.DataFrame]) -> str | None:
     """The group label over the table row ``line_num`` of ``page`` (its lines), looked for on
-    this page and, when none is above the row there, on the page before, where a table running on may have set it
-    (:func:`docintel.retrieval.region.group_label`); the keys that recur are those of the whole
-    table, over all its pages. ``read`` keeps each table's rows read from the store for the next
-    call."""
+    this page and, when none is above the row there, on the page before, where a table running
+    on may have set it (:func:`docintel.retrieval.region.group_label`); the keys that recur are
+    those of the whole table, over all its pages. ``read`` keeps each table's rows read from the
+    store for the next call."""
     import pandas as pd
 
     from docintel.retrieval.region import group_label

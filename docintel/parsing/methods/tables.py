@@ -152,7 +152,7 @@ def page_words(page: Any) -> list[Word]:
             continue
         for line in block["lines"]:
             if abs(line["dir"][1]) > 0.2:  # vertical text is no cell we can pair ...
-                text = " ".join("".join(glyph_text(s["font"], ch["c"]) for s in line["spans"] for ch in s["chars"]).split())
+                text = " ".join("".join(glyph_text(s["font"], "".join(ch["c"] for ch in s["chars"])) for s in line["spans"]).split())
                 if abs(line["dir"][0]) < 0.05 and text:  # ... but may name a column
                     x0, y0, x1, y1 = line["bbox"]
                     size = max(s["size"] for s in line["spans"])

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from cli.common import JsonOpt, StoreOpt, err_console, handle_errors, print_json, progress_bar, progress_enabled
+from cli.common import JsonOpt, StoreOpt, err_console, handle_errors, print_json, print_stale_remedy, progress_bar, progress_enabled
 
 
 def register(app: typer.Typer) -> None:
@@ -58,9 +58,7 @@ def render(report, json_output: bool, quiet: bool) -> None:
         for p in report.pruned:
             err_console.print(f"pruned: {escape(p.path)} ({p.doc_id})", soft_wrap=True)
         if report.totals.stale:
-            err_console.print(f"[yellow]{report.totals.stale} unchanged document(s) were parsed by other docintel parsing code "
-                              "(an older version): `docintel ingest --force PATH...` re-parses them with this one, "
-                              "and `docintel escalate` then re-runs the deeper methods on their flagged pages.[/]", soft_wrap=True)
+            print_stale_remedy(report.totals.stale)
     for f in report.files:
         if f.status.value in ("failed", "partial"):
             word = "failed" if f.status.value == "failed" else "partly failed"

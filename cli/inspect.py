@@ -7,13 +7,14 @@ from typing import Optional
 
 import typer
 
-from cli.common import JsonOpt, StoreOpt, handle_errors, out_console, print_json
+from cli.common import JsonOpt, StoreOpt, handle_errors, out_console, print_json, print_stale_remedy
 
 
 def register(app: typer.Typer) -> None:
     @app.command("docs")
     def docs(store: Optional[Path] = StoreOpt, json_output: bool = JsonOpt) -> None:
-        """List the stored documents: doc_id, file, pages, OCR pages, producer."""
+        """List the stored documents: doc_id, file, pages, OCR pages, producer, and whether this
+        docintel's parsers wrote them ("older code": `ingest --force` re-parses)."""
         from docintel import api
         from docintel.settings import Settings
 
@@ -21,9 +22,14 @@ def register(app: typer.Typer) -> None:
             rows = api.documents(Settings.load(store=store))
         if json_output:
             return print_json(rows)
+        for r in rows:
+            r["parse"] = "current" if r["parse_current"] else "older code"
         cols = [("doc_id", "doc_id"), ("file", "file_name"), ("pages", "n_pages"), ("ocr", "n_ocr_pages"),
-                ("baseline", "baseline_method"), ("producer", "producer")]
+                ("baseline", "baseline_method"), ("parse", "parse"), ("producer", "producer")]
         _console().print(_table("documents", cols, rows))
+        stale = sum(not r["parse_current"] for r in rows)
+        if stale:
+            print_stale_remedy(stale)
 
     @app.command("pages")
     def pages(doc: str = typer.Argument(..., help="doc_id or file name."), store: Optional[Path] = StoreOpt,

@@ -83,20 +83,20 @@ def evaluate_compare(golden_files: Sequence[Path], settings: Settings, progress:
 
 def documents(settings: Settings) -> list[dict]:
     """Stored documents (one record per document version), for `docintel docs`."""
-    from docintel.parsing.overview import list_documents
+    from docintel.store.overview import list_documents
 
     return list_documents(settings)
 
 
 def pages(settings: Settings, doc: str) -> dict:
     """Per-page signals and reasons of one document, for `docintel pages DOC`."""
-    from docintel.parsing.overview import page_signals
+    from docintel.store.overview import page_signals
 
     return page_signals(settings, doc)
 
 
 def toc(settings: Settings, doc: str) -> dict:
     """The table of contents (toc_df) of one document, for `docintel toc DOC`."""
-    from docintel.parsing.overview import table_of_contents
+    from docintel.store.overview import table_of_contents
 
     return table_of_contents(settings, doc)

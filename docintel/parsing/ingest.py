@@ -263,7 +263,7 @@ def preload() -> None:
     pymupdf()
     for mod in pkgutil.iter_modules(structure.__path__):
         importlib.import_module(f"{structure.__name__}.{mod.name}")
-    for name in ("baseline", "columns", "grid", "signals", "images", "ocr", "page_labels", "overview"):
+    for name in ("baseline", "columns", "grid", "signals", "images", "ocr", "page_labels"):
         importlib.import_module(f"docintel.parsing.{name}")
 
 

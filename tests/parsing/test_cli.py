@@ -102,6 +102,27 @@ def test_docs_pages_toc(tmp_path, good_pdfs):
     assert empty.exit_code == 2 and "holds no documents" in empty.stderr
 
 
+def test_docs_says_which_documents_older_parsing_code_wrote(tmp_path, good_pdfs, monkeypatch):
+    """A nightly ingest skips unchanged files, so after an upgrade `docintel docs` is where a user
+    looks for what the store holds: each document says whether this docintel's parsers wrote it,
+    and the listing ends with the remedy when one did not."""
+    import docintel.store.fingerprint as fingerprint
+
+    store = tmp_path / "store"
+    assert ingest(good_pdfs[0].parent, "--store", store, "--quiet").exit_code == 0
+    docs = runner.invoke(app, ["docs", "--store", str(store), "--json"])
+    assert all(d["parse_current"] and d["parsed_by"] for d in json.loads(docs.stdout))
+    table = runner.invoke(app, ["docs", "--store", str(store)])
+    assert "current" in table.stdout and "older code" not in table.stdout and "--force" not in table.stderr
+    monkeypatch.setattr(fingerprint, "code_fingerprint", lambda parts: "newer-parsers")  # an upgrade
+    docs = runner.invoke(app, ["docs", "--store", str(store), "--json"])
+    assert docs.exit_code == 0 and not any(d["parse_current"] for d in json.loads(docs.stdout))
+    table = runner.invoke(app, ["docs", "--store", str(store)])
+    assert table.exit_code == 0 and table.stdout.count("older code") == 2
+    assert "2 unchanged document(s) were parsed by other docintel parsing code" in table.stderr
+    assert "ingest --force" in table.stderr
+
+
 def test_file_and_store_names_are_printed_verbatim_not_as_markup(tmp_path, good_pdfs):
     """Brackets in a file name ("[draft] report.pdf") or store path are text, not rich markup."""
     import shutil

@@ -26,13 +26,22 @@ def _records(df) -> list[dict[str, Any]]:
 
 
 def list_documents(settings: Settings) -> list[dict[str, Any]]:
-    """One record per stored document (the documents table), sorted by file name."""
+    """One record per stored document (the documents table), sorted by file name, with
+    ``parsed_by`` (the parsing code's fingerprint its manifest entry records, None before
+    documents recorded it) and ``parse_current`` (whether this docintel's parsers wrote it)."""
     from docintel.store import Store
+    from docintel.store.fingerprint import PARSE_CODE, code_fingerprint
 
     store = Store(settings.store)
     store.require_documents()
     df = store.documents().sort_values(["file_name", "doc_id"])
-    return _records(df)
+    entries = store.manifest()["documents"]
+    current = code_fingerprint(PARSE_CODE)
+    rows = _records(df)
+    for row in rows:
+        row["parsed_by"] = entries.get(row["doc_id"], {}).get("parsed_by")
+        row["parse_current"] = row["parsed_by"] == current
+    return rows
 
 
 def page_signals(settings: Settings, doc: str) -> dict[str, Any]:

@@ -78,9 +78,10 @@ def progress_bar(name: str, enabled: bool) -> Iterator[Optional[Callable[[str, i
         yield update
 
 
-def print_stale_remedy(n: int) -> None:
-    """What to do about ``n`` stored documents that other (older) parsing code wrote."""
-    err_console.print(f"[yellow]{n} unchanged document(s) were parsed by other docintel parsing code "
+def print_stale_remedy(subject: str) -> None:
+    """What to do about stored documents that other (older) parsing code wrote; ``subject``
+    names them ("2 unchanged document(s)")."""
+    err_console.print(f"[yellow]{escape(subject)} were parsed by other docintel parsing code "
                       "(an older version): `docintel ingest --force PATH...` re-parses them with this one, "
                       "and `docintel escalate` then re-runs the deeper methods on their flagged pages.[/]", soft_wrap=True)
 

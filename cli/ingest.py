@@ -58,7 +58,7 @@ def render(report, json_output: bool, quiet: bool) -> None:
         for p in report.pruned:
             err_console.print(f"pruned: {escape(p.path)} ({p.doc_id})", soft_wrap=True)
         if report.totals.stale:
-            print_stale_remedy(report.totals.stale)
+            print_stale_remedy(f"{report.totals.stale} unchanged document(s)")
     for f in report.files:
         if f.status.value in ("failed", "partial"):
             word = "failed" if f.status.value == "failed" else "partly failed"

@@ -29,7 +29,7 @@ def register(app: typer.Typer) -> None:
         _console().print(_table("documents", cols, rows))
         stale = sum(not r["parse_current"] for r in rows)
         if stale:
-            print_stale_remedy(stale)
+            print_stale_remedy(f"{stale} stored document(s)")
 
     @app.command("pages")
     def pages(doc: str = typer.Argument(..., help="doc_id or file name."), store: Optional[Path] = StoreOpt,

@@ -88,6 +88,13 @@ def documents(settings: Settings) -> list[dict]:
     return list_documents(settings)
 
 
+def parsed_by_older_code(settings: Settings, doc_ids: set[str]) -> list[str]:
+    """File names of the stored documents among ``doc_ids`` that an older docintel parsed."""
+    from docintel.store.overview import parsed_by_older_code
+
+    return parsed_by_older_code(settings, doc_ids)
+
+
 def pages(settings: Settings, doc: str) -> dict:
     """Per-page signals and reasons of one document, for `docintel pages DOC`."""
     from docintel.store.overview import page_signals

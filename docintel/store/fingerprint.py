@@ -41,3 +41,10 @@ def code_fingerprint(parts: tuple[str, ...] = STORE_CODE) -> str:
         h.update(str(f.relative_to(pkg)).encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
+
+
+def parsed_by_other_code(entries: dict[str, dict]) -> set[str]:
+    """The doc_ids of manifest ``entries`` that other parsing code wrote (an older docintel, or
+    one from before documents recorded ``parsed_by``): their rows are not what this one reads."""
+    current = code_fingerprint(PARSE_CODE)
+    return {doc_id for doc_id, entry in entries.items() if entry.get("parsed_by") != current}

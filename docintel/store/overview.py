@@ -30,18 +30,27 @@ def list_documents(settings: Settings) -> list[dict[str, Any]]:
     ``parsed_by`` (the parsing code's fingerprint its manifest entry records, None before
     documents recorded it) and ``parse_current`` (whether this docintel's parsers wrote it)."""
     from docintel.store import Store
-    from docintel.store.fingerprint import PARSE_CODE, code_fingerprint
+    from docintel.store.fingerprint import parsed_by_other_code
 
     store = Store(settings.store)
     store.require_documents()
     df = store.documents().sort_values(["file_name", "doc_id"])
     entries = store.manifest()["documents"]
-    current = code_fingerprint(PARSE_CODE)
+    stale = parsed_by_other_code(entries)
     rows = _records(df)
     for row in rows:
         row["parsed_by"] = entries.get(row["doc_id"], {}).get("parsed_by")
-        row["parse_current"] = row["parsed_by"] == current
+        row["parse_current"] = row["doc_id"] not in stale
     return rows
+
+
+def parsed_by_older_code(settings: Settings, doc_ids: set[str]) -> list[str]:
+    """File names of the documents among ``doc_ids`` that other (older) parsing code wrote."""
+    from docintel.store import Store
+    from docintel.store.fingerprint import parsed_by_other_code
+
+    entries = Store(settings.store).manifest()["documents"]
+    return sorted({entries[d].get("file_name") or d for d in parsed_by_other_code(entries) & doc_ids})
 
 
 def page_signals(settings: Settings, doc: str) -> dict[str, Any]:

@@ -507,3 +507,19 @@ def test_the_page_a_form_lines_instructions_begin_on_is_read_from_the_pointer():
     assert form_line_page("instructions for line 39") is None
     # another form's line is not this document's part
     assert find_mentions("See the instructions for line 7 of Form 1116.") == []
+
+
+@pytest.mark.slow
+def test_cli_says_when_the_cited_documents_were_parsed_by_older_code(real_store, monkeypatch):
+    """After an upgrade whose parsers read pages differently, a user who only asks would be
+    answered from the old parse without a word: stderr names the cited documents an older
+    docintel parsed and how to re-parse them; stdout (the --json contract) is unchanged."""
+    import docintel.store.fingerprint as fingerprint
+
+    r = runner.invoke(app, ["ask", Q_PE, "--store", str(real_store), "--json"])
+    assert r.exit_code == 0 and "parsed by other" not in r.stderr
+    monkeypatch.setattr(fingerprint, "code_fingerprint", lambda parts: "newer-parsers")  # an upgrade
+    r = runner.invoke(app, ["ask", Q_PE, "--store", str(real_store), "--json"])
+    assert r.exit_code == 0 and list(json.loads(r.stdout)) == CONTRACT
+    assert "The cited document(s) 1706.03762v7.pdf were parsed by other docintel parsing code" in r.stderr
+    assert "ingest --force" in r.stderr

@@ -119,7 +119,7 @@ def test_docs_says_which_documents_older_parsing_code_wrote(tmp_path, good_pdfs,
     assert docs.exit_code == 0 and not any(d["parse_current"] for d in json.loads(docs.stdout))
     table = runner.invoke(app, ["docs", "--store", str(store)])
     assert table.exit_code == 0 and table.stdout.count("older code") == 2
-    assert "2 unchanged document(s) were parsed by other docintel parsing code" in table.stderr
+    assert "2 stored document(s) were parsed by other docintel parsing code" in table.stderr
     assert "ingest --force" in table.stderr
 
 

@@ -19,7 +19,7 @@ from typing import Callable, Iterable, Sequence
 from docintel.errors import DocumentError, UsageError
 from docintel.schemas.ingest import FileResult, FileStatus, IngestReport, PrunedDocument
 from docintel.settings import Settings
-from docintel.store.fingerprint import PARSE_CODE, code_fingerprint
+from docintel.store.fingerprint import PARSE_CODE, code_fingerprint, parsed_by_other_code
 
 Progress = Callable[[str, int, int], None]
 
@@ -113,6 +113,7 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
     parsed_by = code_fingerprint(PARSE_CODE)
     with store.lock("ingest"):
         known = store.manifest()["documents"]
+        older = parsed_by_other_code(known)
         on_disk = set(store.doc_ids())
         todo: list[tuple[Path, str, str]] = []
         seen: dict[str, Path] = {}
@@ -132,7 +133,7 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
                 stored = known.get(doc_id, {}).get("path")
                 if stored != str(path) and not (stored and os.path.exists(stored)):
                     store.relocate(doc_id, path)  # renamed or moved: escalate reads it from here now
-                stale = known.get(doc_id, {}).get("parsed_by") != parsed_by
+                stale = doc_id in older or doc_id not in known
                 results[path] = FileResult(
                     path=str(path), status=FileStatus.unchanged, doc_id=doc_id,
                     n_pages=int(known.get(doc_id, {}).get("n_pages") or 0),

@@ -13,8 +13,11 @@ from cli.common import JsonOpt, StoreOpt, handle_errors, out_console, print_json
 def register(app: typer.Typer) -> None:
     @app.command("docs")
     def docs(store: Optional[Path] = StoreOpt, json_output: bool = JsonOpt) -> None:
-        """List the stored documents: doc_id, file, pages, OCR pages, producer, and whether this
-        docintel's parsers wrote them ("older code": `ingest --force` re-parses)."""
+        """List the stored documents: doc_id, file, pages, OCR pages, parse, producer.
+
+        parse is "current" when this docintel's parsers wrote the document, "older code" when an
+        earlier version did (`docintel ingest --force PATH` re-parses it, then `escalate`).
+        """
         from docintel import api
         from docintel.settings import Settings
 

@@ -81,6 +81,13 @@ that does not answer, pointing at a page the question also matches, is followed 
 _RANK = {Completeness.partial: 0, Completeness.references_unresolved: 1, Completeness.complete: 2}
 """How far an answer got, to choose between two answers to one question."""
 
+NEAR_TIE = 0.01
+"""A page ranked next whose score is within this share of the last page read, in the same
+document, is read with it (the loop's reading only, not --max-loops 0). Scores that close are a
+coin toss: SP 800-48's "Which of the 802.11 data confidentiality and integrity protocols can
+provide [FIPS-validated cryptography]?" ranked the 802.11 standards table (p39, 0.854) over the
+page on those protocols (p25, 0.849), and a change anywhere in the corpus statistics can swap
+such a pair."""
 RUNNER_UP_PAGES = 1
 """Pages past top-k the loop reads when the first answer is partial and points nowhere (the
 page that ranked next often holds what the best one only mentions); 0 with --max-loops 0."""
@@ -154,6 +161,8 @@ def answer(question: str, settings: Settings) -> AskResult:
         return list(zip(lines["line_num"].astype(int), lines["text"].astype(str)))
 
     passages, candidates, idf, unused = retrieve(store, parsed, doc_ids, top_k=ask.top_k, loaded=loaded)
+    if ask.max_loops > 0 and _near_tie(candidates, ask.top_k):
+        passages = passages + _runner_up(candidates, passages, read)  # retrieval cannot tell them apart: read both
     parsed = parsed.model_copy(update={"weights": {k: round(v, 4) for k, v in idf.items()}, "unused": unused})
     trace["parse"]["weights"] = parsed.weights
     trace["parse"]["unused"] = parsed.unused
@@ -765,6 +774,15 @@ def _found_nothing(out: Any) -> bool:
     """Whether a generator's answer says it found nothing ("Not found: ...", the form both
     generators give when the passages do not answer)."""
     return out.answer.lstrip().startswith("Not found")
+
+
+def _near_tie(candidates: list[Any], k: int) -> bool:
+    """Whether the page ranked after the ``k`` read scores within ``NEAR_TIE`` of the last of them,
+    in the same document (pages of two documents are never quoted in one answer)."""
+    if len(candidates) <= k:
+        return False
+    last, nxt = candidates[k - 1], candidates[k]
+    return nxt.doc_id == last.doc_id and nxt.score >= last.score * (1 - NEAR_TIE)
 
 
 def _runner_up(candidates: list[Any], have: list[Any], read: Any) -> list[Any]:

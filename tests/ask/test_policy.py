@@ -298,10 +298,11 @@ def test_a_name_the_document_never_mentions_is_not_answered_complete(policy_stor
     assert "Frankfurt" not in out["answer"] and "never mentions" not in out["answer"]
 
 
-def _ranked_pages(policy_store, monkeypatch, texts: list[str], other: set[int] = frozenset()) -> list:
+def _ranked_pages(policy_store, monkeypatch, texts: list[str], other: set[int] = frozenset(),
+                  scores: list[float] | None = None) -> list:
     """Retrieval faked: the store's document's pages 1, 2, ... hold ``texts`` (one line each) and
-    rank in that order; the pages numbered in ``other`` belong to a second document
-    ("other.pdf"). Returns the log of what the loop asked of retrieval."""
+    rank in that order (``scores``, default 1, 1/2, 1/3, ...); the pages numbered in ``other``
+    belong to a second document ("other.pdf"). Returns the log of what the loop asked of retrieval."""
     import docintel.retrieval as retrieval
     from docintel.schemas.answers import RetrievedVia
     from docintel.schemas.generation import Passage, PassageLine
@@ -318,7 +319,8 @@ def _ranked_pages(policy_store, monkeypatch, texts: list[str], other: set[int] =
 
     pages = [page(i, t) for i, t in enumerate(texts, start=1)]
     asked = []
-    cands = [retrieval.Candidate(doc_id=_doc(i), page_num=i, page_label=str(i), score=1.0 / i, bm25=1.0 / i,
+    scores = scores or [1.0 / i for i in range(1, len(texts) + 1)]
+    cands = [retrieval.Candidate(doc_id=_doc(i), page_num=i, page_label=str(i), score=scores[i - 1], bm25=scores[i - 1],
                                  line_start=1, line_end=1) for i in range(1, len(texts) + 1)]
 
     def fake_retrieve(store, parsed, doc_ids, top_k=1, loaded=None):
@@ -347,6 +349,28 @@ def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_s
     asked.clear()
     out = ask(policy_store, "How often are backup tapes rotated?", ask__max_loops=0)
     assert asked == [("rank", 1)] and out["answer"].startswith("Not found")
+
+
+def test_a_page_ranked_within_a_hair_of_the_first_is_read_with_it(policy_store, monkeypatch):
+    """Two pages of a document that retrieval scores within 1% of each other are a coin toss (a
+    change anywhere in the corpus statistics swaps them): both are read in the first pass. A
+    clear second is not read while the first page answers, nor another document's page (an
+    answer never mixes two documents), and --max-loops 0 (top-1 only) reads one page."""
+    texts = ["Backup tapes are rotated every 35 days and kept offsite.",
+             "Backup tapes of the archive are rotated every 90 days."]
+    asked = _ranked_pages(policy_store, monkeypatch, texts, scores=[0.80, 0.796])
+    out = ask(policy_store, "How often are backup tapes rotated?")
+    assert asked == [("rank", 1), ("read", [2])] and out["passes"] == 1
+    assert "every 35 days" in out["answer"] and "every 90 days" in out["answer"]
+    asked.clear()
+    out = ask(policy_store, "How often are backup tapes rotated?", ask__max_loops=0)
+    assert asked == [("rank", 1)] and "every 90 days" not in out["answer"]
+    asked = _ranked_pages(policy_store, monkeypatch, texts, scores=[0.80, 0.78])
+    out = ask(policy_store, "How often are backup tapes rotated?")
+    assert asked == [("rank", 1)] and "every 35 days" in out["answer"] and "every 90 days" not in out["answer"]
+    asked = _ranked_pages(policy_store, monkeypatch, texts, scores=[0.80, 0.796], other={2})  # another document's
+    out = ask(policy_store, "How often are backup tapes rotated?")
+    assert asked == [("rank", 1)] and {c["doc"] for c in out["citations"]} == {"policy.pdf"}
 
 
 def test_a_runner_up_page_of_another_document_is_read_alone_and_answers_only_in_full(policy_store, monkeypatch):

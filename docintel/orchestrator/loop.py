@@ -161,7 +161,8 @@ def answer(question: str, settings: Settings) -> AskResult:
         return list(zip(lines["line_num"].astype(int), lines["text"].astype(str)))
 
     passages, candidates, idf, unused = retrieve(store, parsed, doc_ids, top_k=ask.top_k, loaded=loaded)
-    if ask.max_loops > 0 and _near_tie(candidates, ask.top_k):
+    tie = ask.max_loops > 0 and _near_tie(candidates, ask.top_k)
+    if tie:
         passages = passages + _runner_up(candidates, passages, read)  # retrieval cannot tell them apart: read both
     parsed = parsed.model_copy(update={"weights": {k: round(v, 4) for k, v in idf.items()}, "unused": unused})
     trace["parse"]["weights"] = parsed.weights
@@ -169,6 +170,7 @@ def answer(question: str, settings: Settings) -> AskResult:
     trace["retrieval"] = {
         "candidates": [c.model_dump() for c in candidates],
         "chosen": [f"{p.doc}#p{p.page} lines {p.line_start}-{p.line_end}" for p in passages],
+        "near_tie": tie,  # the page ranked next was read too: its score is within NEAR_TIE
         "ms": clock.lap(),
     }
 

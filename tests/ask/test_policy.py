@@ -351,16 +351,20 @@ def test_a_first_page_that_does_not_answer_gets_the_runner_up_page_once(policy_s
     assert asked == [("rank", 1)] and out["answer"].startswith("Not found")
 
 
-def test_a_page_ranked_within_a_hair_of_the_first_is_read_with_it(policy_store, monkeypatch):
+def test_a_page_ranked_within_a_hair_of_the_first_is_read_with_it(policy_store, monkeypatch, tmp_path):
     """Two pages of a document that retrieval scores within 1% of each other are a coin toss (a
-    change anywhere in the corpus statistics swaps them): both are read in the first pass. A
-    clear second is not read while the first page answers, nor another document's page (an
-    answer never mixes two documents), and --max-loops 0 (top-1 only) reads one page."""
+    change anywhere in the corpus statistics swaps them): both are read in the first pass (the
+    trace says so). A clear second is not read while the first page answers, nor another
+    document's page (an answer never mixes two documents), and --max-loops 0 (top-1 only) reads
+    one page."""
+    import json
+
     texts = ["Backup tapes are rotated every 35 days and kept offsite.",
              "Backup tapes of the archive are rotated every 90 days."]
     asked = _ranked_pages(policy_store, monkeypatch, texts, scores=[0.80, 0.796])
-    out = ask(policy_store, "How often are backup tapes rotated?")
+    out = ask(policy_store, "How often are backup tapes rotated?", ask__trace=tmp_path / "t.json")
     assert asked == [("rank", 1), ("read", [2])] and out["passes"] == 1
+    assert json.loads((tmp_path / "t.json").read_text())["retrieval"]["near_tie"] is True
     assert "every 35 days" in out["answer"] and "every 90 days" in out["answer"]
     asked.clear()
     out = ask(policy_store, "How often are backup tapes rotated?", ask__max_loops=0)

@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
             settings = Settings.load(store=store, json_output=json_output, ask__top_k=top_k, ask__max_loops=max_loops,
                                      ask__generator=generator, ask__docs=doc or None, ask__trace=trace, llm__model=model)
             result = api.ask(question, settings)
-            older = api.parsed_by_older_code(settings, {c.doc_id for c in result.citations})
+            older = api.stale_files(settings, {c.doc_id for c in result.citations})
         print_json(result.to_json_dict()) if json_output else render(result)
         if older:  # the answer quotes a parse this docintel would read differently
             print_stale_remedy(f"The cited document(s) {', '.join(older)}")

@@ -88,11 +88,11 @@ def documents(settings: Settings) -> list[dict]:
     return list_documents(settings)
 
 
-def parsed_by_older_code(settings: Settings, doc_ids: set[str]) -> list[str]:
+def stale_files(settings: Settings, doc_ids: set[str]) -> list[str]:
     """File names of the stored documents among ``doc_ids`` that an older docintel parsed."""
-    from docintel.store.overview import parsed_by_older_code
+    from docintel.store.overview import stale_files
 
-    return parsed_by_older_code(settings, doc_ids)
+    return stale_files(settings, doc_ids)
 
 
 def pages(settings: Settings, doc: str) -> dict:

@@ -44,7 +44,7 @@ def list_documents(settings: Settings) -> list[dict[str, Any]]:
     return rows
 
 
-def parsed_by_older_code(settings: Settings, doc_ids: set[str]) -> list[str]:
+def stale_files(settings: Settings, doc_ids: set[str]) -> list[str]:
     """File names of the documents among ``doc_ids`` that other (older) parsing code wrote."""
     from docintel.store import Store
     from docintel.store.fingerprint import parsed_by_other_code

@@ -113,7 +113,7 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
     parsed_by = code_fingerprint(PARSE_CODE)
     with store.lock("ingest"):
         known = store.manifest()["documents"]
-        older = parsed_by_other_code(known)
+        older = parsed_by_other_code(known, parsed_by)
         on_disk = set(store.doc_ids())
         todo: list[tuple[Path, str, str]] = []
         seen: dict[str, Path] = {}

@@ -43,8 +43,9 @@ def code_fingerprint(parts: tuple[str, ...] = STORE_CODE) -> str:
     return h.hexdigest()[:16]
 
 
-def parsed_by_other_code(entries: dict[str, dict]) -> set[str]:
+def parsed_by_other_code(entries: dict[str, dict], current: str | None = None) -> set[str]:
     """The doc_ids of manifest ``entries`` that other parsing code wrote (an older docintel, or
-    one from before documents recorded ``parsed_by``): their rows are not what this one reads."""
-    current = code_fingerprint(PARSE_CODE)
+    one from before documents recorded ``parsed_by``): their rows are not what this one reads.
+    ``current``: this code's ``code_fingerprint(PARSE_CODE)``, when the caller has it already."""
+    current = current or code_fingerprint(PARSE_CODE)
     return {doc_id for doc_id, entry in entries.items() if entry.get("parsed_by") != current}

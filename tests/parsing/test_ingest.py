@@ -54,15 +54,13 @@ def test_a_document_parsed_by_other_parsing_code_is_reported_until_re_parsed(tmp
     the parsing code that wrote it; an unchanged one written by other code is reported (and
     counted) until --force re-parses it. A store written before the record counts as other code."""
     from docintel.parsing import ingest as ingest_module
-    from docintel.store import fingerprint
     from docintel.store.fingerprint import PARSE_CODE, code_fingerprint
 
     store = tmp_path / "store"
     run_ingest([good_pdfs[0].parent], settings(store))
     assert {e["parsed_by"] for e in Store(store).manifest()["documents"].values()} == {code_fingerprint(PARSE_CODE)}
     assert run_ingest([good_pdfs[0].parent], settings(store)).totals.stale == 0
-    monkeypatch.setattr(ingest_module, "code_fingerprint", lambda parts: "newer-parsers")  # an upgrade: what it
-    monkeypatch.setattr(fingerprint, "code_fingerprint", lambda parts: "newer-parsers")  # writes and compares with
+    monkeypatch.setattr(ingest_module, "code_fingerprint", lambda parts: "newer-parsers")
     report = run_ingest([good_pdfs[0].parent], settings(store))
     assert report.exit_code == 0 and report.totals.unchanged == 2 and report.totals.stale == 2
     assert all(f.stale and "--force" in f.reason for f in report.files)

@@ -35,7 +35,7 @@ from docintel.schemas.references import TargetRegion
 from docintel.store.store import Store
 from docintel.store.values import as_float as _num
 from docintel.store.values import as_int as _int
-from docintel.text import IDENTIFIER, REFERENCE_ENTRY
+from docintel.text import IDENTIFIER, REFERENCE_ENTRY, folded
 
 LLMGuess = Callable[[str, list[str], str], "tuple[int | None, int, int, int]"]
 """(pointer text, candidate labels, context) -> (chosen index or None, llm_calls, prompt tokens,
@@ -184,6 +184,7 @@ class Resolver:
         if y0 is None and _int(row.get("line_num")) is not None:
             y0 = self._line_y(doc, start, int(row["line_num"]))
         nxt = None
+        nxt_title: tuple[str, ...] = ()
         level = _int(row.get("level")) or 1
         for j in range(i + 1, len(toc)):
             r = toc.iloc[j]
@@ -192,12 +193,43 @@ class Resolver:
                 if ny is None and _int(r.get("line_num")) is not None:
                     ny = self._line_y(doc, int(r["page_start"]), int(r["line_num"]))
                 nxt = (int(r["page_start"]), ny if ny is not None else 0.0)
+                nxt_title = (str(r["title"] or ""), f"{r['toc_id']} {r['title']}")
                 end = max(start, min(end, nxt[0]))
                 break
+        title = f"{row['toc_id']} {row['title']}".strip()
+        head = self._read_line(doc, start, y0, (str(row["title"] or ""), title))
+        if head is not None:
+            # the page is read in columns: a region cut by height would run across them (a
+            # heading at the foot of the second column, the next at the top of the third)
+            after = self._read_line(doc, nxt[0], nxt[1], nxt_title) if nxt is not None else None
+            if nxt is None or after is not None:
+                region = self._region(ref, doc, page_start=start, page_end=end, y_start=y0, title=title,
+                                      line_start=int(head["line_num"]), by_line=True)
+                nxt_line = (nxt[0], nxt[1], int(after["line_num"])) if after is not None else None
+                return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved),
+                                  region=region, next_section=nxt_line)
         region = self._region(ref, doc, page_start=start, page_end=end, y_start=y0,
-                              title=f"{row['toc_id']} {row['title']}".strip(), line_start=_int(row.get("line_num")))
+                              title=title, line_start=_int(row.get("line_num")))
         return Resolution(ResolvedReference(raw_text=ref.raw_text, ref_type=ref.ref_type, status=RefStatus.resolved),
                           region=region, next_section=nxt)
+
+    def _read_line(self, doc: str, page: int, y0: float | None, titles: tuple[str, ...]) -> pd.Series | None:
+        """The line of a heading (its top ``y0``; its title, bare or after its number) in the
+        best parse of ``page`` when that page is set in columns (its lines are numbered column by
+        column, in reading order), else None, as when no line there starts the title."""
+        wants = [folded(t) for t in titles if t.strip()]
+        if y0 is None or not wants:
+            return None
+        lines = self._doc_lines(doc)
+        on_page = lines[lines["page_num"] == page] if not lines.empty else lines
+        if on_page.empty or "column" not in on_page or not on_page["column"].fillna("single").ne("single").any():
+            return None
+        near = on_page[(on_page["y0"].astype(float) - y0).abs() <= 2.0]
+        for _, r in near.iterrows():
+            text = folded(r["text"])
+            if text and any(want.startswith(text) or text.startswith(want) for want in wants):
+                return r
+        return None
 
     def _line_y(self, doc: str, page: int, line_num: int) -> float | None:
         lines = self._baseline_lines(doc, page)

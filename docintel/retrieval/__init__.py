@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from docintel.retrieval.index import ranked_toc
 from docintel.schemas.answers import RefType, RetrievedVia
 from docintel.schemas.generation import Passage, PassageLine
 from docintel.schemas.questions import ParsedQuestion
@@ -297,7 +298,7 @@ def _file_names(store: Store) -> dict[str, str]:
 
 
 def _toc(store: Store, doc_id: str):
-    return store.read_table("toc_df", [doc_id])
+    return ranked_toc(store.read_table("toc_df", [doc_id]))
 
 
 def _section_of(toc, page_num: int, page, line_num: int | None) -> str | None:

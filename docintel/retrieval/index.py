@@ -7,7 +7,7 @@
 - ``pages``: doc_id, page_num, page_label, parsing methods and a hash of the indexed text, so a
   page is re-indexed only when its best view changed;
 - ``page_fts``: the FTS5 table (porter stemming) over page text, table cells with their headers;
-- ``toc_fts``: section titles with their page range, for TOC-title matches;
+- ``toc_fts``: section titles with their page range, for TOC-title matches (:func:`ranked_toc`);
 - ``brackets``: the ranges of the rows of bracket tables (a tax table's "25,300 | 25,350"),
   so that a question naming an amount ("my income is $25,320") finds the page whose row holds it.
 
@@ -96,6 +96,21 @@ def doc_signature(store: Store, doc_id: str, entry: dict[str, Any] | None = None
         except FileNotFoundError:
             parts.append(f"{name}:-")
     return hashlib.sha1("|".join(parts).encode()).hexdigest()
+
+
+UNRANKED_TOC_SOURCES = ("typeset",)
+"""TOC rows ranking does not weigh: headings guessed from type alone, in a document that numbers
+none. Measured (evaluation.md, thirty-first session): with the 1040NR's 257 such titles ("Line
+39\u2014Deduction for exemptions", "Filing for an estate or trust") weighed as section titles, the
+read held-out sets gained routes but lost a passing answer, and the blind sets lost two."""
+
+
+def ranked_toc(toc: Any) -> Any:
+    """The rows of a ``toc_df`` whose titles ranking weighs (the TOC-title match, the section a
+    page's answer span sits in)."""
+    if toc is None or toc.empty or "source" not in toc:
+        return toc
+    return toc[~toc["source"].isin(UNRANKED_TOC_SOURCES)]
 
 
 def is_current(store: Store, doc_ids: list[str] | None = None) -> bool:
@@ -282,7 +297,7 @@ def _index_doc(conn: sqlite3.Connection, store: Store, doc_id: str, entry: dict[
         conn.execute("DELETE FROM pages WHERE doc_id=? AND page_num=?", (doc_id, page_num))
     # TOC titles: small, rewritten whole
     conn.execute("DELETE FROM toc_fts WHERE doc_id=?", (doc_id,))
-    toc = store.read_table("toc_df", [doc_id])
+    toc = ranked_toc(store.read_table("toc_df", [doc_id]))
     for r in toc.itertuples(index=False):
         title = r.title if isinstance(r.title, str) else ""
         if not title or r.page_start is None or r.page_start != r.page_start:

@@ -102,7 +102,7 @@ TOC_DF = pa.schema(
         ("line_num", pa.int32()),  # heading line on page_start (baseline parse), when found
         ("y0", pa.float64()),  # heading top on page_start, when known
         ("toc_order", pa.int32()),  # reading order of sections, 0-based
-        ("source", pa.string()),  # outline | heading | contents_page
+        ("source", pa.string()),  # outline | heading | typeset | contents_page
     ]
 )
 

@@ -3081,6 +3081,24 @@ def test_a_real_answer_quotes_the_sentence_after_it_in_its_paragraph(fr_store):
     assert "5 knots" in out.answer and "200 feet" in out.answer
 
 
+def test_headings_told_by_type_cut_parts_but_rank_no_page(fr_store):
+    """The 737 MAX AD numbers no heading: its TOC is told by type ("Flightcrew Training", source
+    "typeset"). The resolver reads parts by it; ranking weighs no such title (on the 1040NR they
+    cost answers), so no page gets a TOC-title score or a section from one."""
+    from docintel.retrieval import retrieve
+    from docintel.retrieval.search import rank_pages
+    from docintel.store import Store
+
+    s = Store(fr_store)
+    toc = s.read_table("toc_df", s.doc_ids())
+    assert "Flightcrew Training" in set(toc.loc[toc["source"] == "typeset", "title"])
+    parsed = parse_question("What does the Flightcrew Training section say about pilot training?", find_pointers)
+    hits, _ = rank_pages(s, parsed, s.doc_ids(), top_k=10)
+    assert hits and all(h.toc == 0 and h.toc_title is None for h in hits)
+    _, cands, _, _ = retrieve(s, parsed, s.doc_ids(), top_k=1)
+    assert cands and all(c.section is None and c.section_match == 0 for c in cands)
+
+
 def test_a_numbered_list_item_keeps_its_number_and_ends_before_the_next():
     """SP 800-63B's cookie list: "1. SHALL be tagged ... sessions." / "2. SHALL be ...". The
     "2." is the next item's number, not the end of the sentence before it."""

@@ -84,12 +84,13 @@ def _fetched(store, ref_text, origin_page, origin_line, doc):
 def test_a_heading_named_by_its_words_is_found_and_read_to_the_next(fr_store):
     """The 737 MAX proposed AD has no outline and no numbered headings. "(See Flightcrew Training
     section in this preamble ...)" on page 3 leads to the bold heading in the middle column of
-    page 5; "the ADDRESSES section" (page 5) to the run-in heading on page 1, read up to the next
-    one ("FOR FURTHER INFORMATION CONTACT:")."""
+    page 5 (a TOC entry told by type; the page is read in its reading order, not cut by height
+    across its three columns); "the ADDRESSES section" (page 5) to the run-in heading on page 1,
+    read up to the next one ("FOR FURTHER INFORMATION CONTACT:")."""
     s = Store(fr_store)
     doc = s.doc_ids()[0]
     res, (p, *_) = _fetched(s, "(See Flightcrew Training section in this preamble", 3, 40, doc)
-    assert res.resolved.source == "heading_text" and p.page == 5
+    assert res.resolved.source == "toc_df" and p.page == 5
     assert p.lines[0].text.startswith("Flightcrew Training")
     assert "(TCCA)" in p.text
     assert "identified in the ADDRESSES section" not in p.text  # the first column, before the heading

@@ -32,6 +32,12 @@ def make_table_page(doc, caption: str = "Table 1: Measured throughput per site",
     _paragraph(page, (72, 260, 540, 700), PROSE * 6)
 
 
+def make_prose_page(doc) -> None:
+    """Body text alone: no title, no heading."""
+    page = doc.new_page(width=612, height=792)
+    _paragraph(page, (72, 72, 540, 700), PROSE * 4)
+
+
 def make_two_column_page(doc) -> None:
     """A full-width title over two columns of justified prose."""
     page = doc.new_page(width=612, height=792)

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from docintel.store import Store
 
-from parsing_pdfs import torture_files
+from parsing_pdfs import make_prose_page, save, torture_files
 
 runner = CliRunner()
 
@@ -94,8 +94,14 @@ def test_docs_pages_toc(tmp_path, good_pdfs):
     assert table.exit_code == 0 and "pymupdf" in table.stdout
     toc = runner.invoke(app, ["toc", "a.pdf", "--store", str(store), "--json"])
     assert toc.exit_code == 0 and json.loads(toc.stdout)["file_name"] == "a.pdf"
-    no_toc = runner.invoke(app, ["toc", "a.pdf", "--store", str(store)])
-    assert no_toc.exit_code == 0 and "a.pdf: no table of contents found" in no_toc.stdout  # not an empty table
+    # "Section 1", "Section 2": set larger than the body, one per page, in a PDF without an outline
+    assert [(e["title"], e["source"]) for e in json.loads(toc.stdout)["toc"]] == [("Section 1", "typeset"), ("Section 2", "typeset")]
+    prose = tmp_path / "prose"
+    prose.mkdir()
+    save(make_prose_page, prose / "c.pdf")
+    assert ingest(prose, "--store", store, "--quiet").exit_code == 0
+    no_toc = runner.invoke(app, ["toc", "c.pdf", "--store", str(store)])
+    assert no_toc.exit_code == 0 and "c.pdf: no table of contents found" in no_toc.stdout  # not an empty table
     unknown = runner.invoke(app, ["pages", "nope.pdf", "--store", str(store)])
     assert unknown.exit_code == 2 and "unknown document" in unknown.stderr
     empty = runner.invoke(app, ["docs", "--store", str(tmp_path / "empty")])

@@ -14,6 +14,8 @@ SP800_40 = "crossref/SP800-40r3.pdf"
 SP800_88 = "crossref/NIST.SP.800-88r1.pdf"
 SP800_48 = "figures/SP800-48r1.pdf"
 EACL = "two_column/2023.eacl-main.121.pdf"
+I1040NR = "two_column/i1040nr.pdf"
+FR737 = "two_column/federal-register-2020-17221.pdf"
 
 
 def toc_entry(tables: dict, toc_id: str) -> pd.Series:
@@ -152,6 +154,46 @@ def test_eacl_two_column_without_outline(real):
     assert len(nl) == 311
     # author-year citations land in the reference list
     assert (nl["ref_type"] == "citation").sum() >= 200
+
+
+def _titled(tables: dict, title: str) -> pd.Series:
+    toc = tables["toc_df"]
+    hit = toc[toc["title"] == title]
+    assert len(hit) == 1, f"{title!r}: {len(hit)} rows; titles: {list(toc['title'])}"
+    return hit.iloc[0]
+
+
+def test_i1040nr_headings_by_type(real):
+    """The 1040NR instructions number no heading and have no outline: the 14 pt titles are level
+    1 (a wrapped one joined over its four lines), the bold run-in line headings level 2 (cut at
+    their full stop, a title wrapped into the next line of its column joined), read column by
+    column although PyMuPDF gives each page's three columns as one block."""
+    t = real(I1040NR)
+    toc = t["toc_df"]
+    assert set(toc["source"]) == {"typeset"}
+    big = _titled(t, "Tax Computation on Income Effectively Connected With A U.S. Trade or Business")
+    assert (big["level"], big["page_start"]) == (1, 18)
+    assert (_titled(t, "Amount You Owe")["level"], _titled(t, "Amount You Owe")["page_start"]) == (1, 25)
+    line28 = _titled(t, "Line 28\u2014Self-employed health insurance deduction")
+    assert (line28["level"], line28["page_start"]) == (2, 16)
+    assert _titled(t, "Line 37\u2014Itemized deductions")["page_start"] == 18
+    # callout labels, italic run-ins and the column-joined text of a shared baseline are no titles
+    assert not toc["title"].isin(["TIP", "CAUTION", "Qualified student loan"]).any()
+    assert not toc["title"].str.contains("If you qualify").any()
+
+
+def test_federal_register_headings_by_type(real):
+    """The 737 MAX proposed AD: bold body-size headings, lettered rule paragraphs wrapped over
+    lines; the masthead ("Proposed Rules", the only large title) does not span the document, and a
+    bold phrase inside a sentence ("... in the / Federal Register. The FAA will") is no heading."""
+    t = real(FR737)
+    toc = t["toc_df"]
+    ft = _titled(t, "Flightcrew Training")
+    assert (ft["level"], ft["page_start"], ft["page_end"]) == (2, 5, 5)
+    mel = _titled(t, "(i) Minimum Equipment List (MEL) Provisions for Inoperative Flight Control System Functions")
+    assert mel["page_start"] == 13
+    assert _titled(t, "Proposed Rules")["level"] == 2
+    assert toc[(toc["page_start"] == 5) & (toc["title"] == "Federal Register")].empty
 
 
 @pytest.mark.parametrize("rel", [TRANSFORMER, SP800_61, EACL])

@@ -339,3 +339,46 @@ def test_printed_contents_page_with_page_labels(tmp_path):
     assert set(toc["source"]) == {"contents_page"}
     assert _row(toc, toc_id="2.1")["line_num"] >= 1  # the heading line was found on its page
     assert list(toc["page_end"]) == [3, 4, 4, 5]
+
+
+def test_unnumbered_headings_are_told_by_type(tmp_path):
+    """A document that numbers nothing: large titles are level 1, bold body-size titles (alone on
+    their line or run in before their paragraph) level 2; italic run-ins, titles that end
+    mid-sentence and labels repeated through the document are not headings."""
+    m = pymupdf()
+    doc = m.open()
+    body = "The amount you enter here comes from the worksheet in these instructions."
+    for title in ("Filing Requirements", "Payments"):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 80), title, fontname="hebo", fontsize=16)
+        y = 110
+        for k in range(12):
+            if k == 3:
+                page.insert_text((72, y), "Who must file.", fontname="hebo", fontsize=10)
+                page.insert_text((145, y), " If you", fontname="helv", fontsize=10)
+            elif k == 6:
+                page.insert_text((72, y), "Taxable distributions from a", fontname="hebi", fontsize=10)
+            elif k == 9:
+                page.insert_text((72, y), "TIP", fontname="hebo", fontsize=10)
+            elif k == 11 and title == "Payments":
+                page.insert_text((72, y), "Estimated Tax", fontname="hebo", fontsize=10)
+            else:
+                page.insert_text((72, y), body, fontname="helv", fontsize=10)
+            y += 14
+    doc.new_page(width=612, height=792).insert_text((72, 80), "TIP", fontname="hebo", fontsize=10)
+    path = tmp_path / "instructions.pdf"
+    doc.save(str(path))
+    doc.close()
+    from structure_pdfs import structure
+
+    toc = structure(path)["toc_df"]
+    got = [(r.title, r.level, r.page_start) for r in toc.itertuples()]
+    assert got == [
+        ("Filing Requirements", 1, 1),
+        ("Who must file", 2, 1),
+        ("Payments", 1, 2),
+        ("Who must file", 2, 2),
+        ("Estimated Tax", 2, 2),
+    ]
+    assert set(toc["source"]) == {"typeset"}
+    assert toc.loc[toc["title"] == "Filing Requirements", "page_end"].item() == 1

@@ -22,11 +22,7 @@ def assemble(doc: Any, doc_id: str, lines: Any, page_labels: Sequence[str]) -> t
     furniture = L.furniture_mask(logical, n_pages)
     leaders = L.leader_mask(logical)
     contents = L.contents_pages(logical, leaders)
-    on_contents = leaders.copy()
-    if contents:
-        for p in contents:
-            sl = logical.page_slice(p)
-            on_contents[sl] = True
+    on_contents = L.on_contents_mask(logical, leaders, contents)
     style = L.body_style(raw_lines)
 
     outline = read_outline(doc)
@@ -35,7 +31,7 @@ def assemble(doc: Any, doc_id: str, lines: Any, page_labels: Sequence[str]) -> t
     else:
         from docintel.parsing.structure.headings import toc_without_outline
 
-        entries = toc_without_outline(logical, furniture, on_contents, contents, page_labels, n_pages, style)
+        entries = toc_without_outline(logical, furniture, on_contents, contents, page_labels, n_pages, style, raw_lines)
     toc_rows = finalize_toc(entries, doc_id, n_pages, L.first_content_y(logical, furniture), breaks=contents)
 
     objects = caption_rows(logical, raw_lines, style, furniture | on_contents)

@@ -8,18 +8,31 @@ entry, a footnote or a list item, and the kept numbers must increase through the
 longest increasing subsequence drops stray matches). Headings whose number the text layer lost
 ("Authenticator Assurance Level 1" between "4 ..." and "4.1.1") get it back from their numbered
 neighbours when they share the numbered headings' style.
+
+A document that numbers nothing (tax instructions, a Federal Register notice) gets its headings
+from type alone (:func:`typeset_headings`): titles set larger than the body (level 1) and bold
+titles at body size, alone on their line or run in before the paragraph they head (level 2).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from typing import Any, Sequence
 
 import numpy as np
 
 from docintel.parsing.structure.contents_page import contents_entries
-from docintel.parsing.structure.lines import BodyStyle, Lines, body_style
+from docintel.parsing.structure.lines import (
+    BodyStyle,
+    Lines,
+    body_style,
+    furniture_mask,
+    has_leader,
+    leader_mask,
+    on_contents_mask,
+)
 from docintel.parsing.structure.numbering import (
     is_unnumbered_title,
     number_depth,
@@ -225,6 +238,108 @@ def unnumbered_candidates(logical: Lines, skip: np.ndarray, styles: set[tuple], 
     return out
 
 
+_RUN_IN = re.compile(r"(?<!\b[A-Z])(?<!\bPub)(?<!\bNo)(?<!\bvs)[.:] +(?=\S)")
+"""Where a run-in title ends: its first full stop or colon that closes no initial or abbreviation
+("Former U.S. citizens"; "see Pub. 519")."""
+_PARAGRAPH_MARK = re.compile(r"\([a-z0-9]{1,4}\) +[A-Z]")
+_DANGLING = frozenset(
+    "a an the of or and to for from in on at by with as if is are be that than this your you".split()
+)
+"""Last words of a wrapped sentence, never of a title ("Taxable distributions from a")."""
+REPEATED_TITLE = 3
+"""A distinct line seen this often is a label (TIP, CAUTION, a table's column head), not a title."""
+
+
+def typeset_headings(lines: Lines, skip: np.ndarray, body: BodyStyle) -> list[dict[str, Any]]:
+    """Unnumbered headings of a document that numbers none, told by type: level 1 when set
+    clearly larger than the body ("Tax Computation on Income Effectively Connected With A U.S.
+    Trade or Business", its wrapped lines joined), level 2 when bold at about body size, a line
+    of its own ("Costs of Compliance") or run in before its paragraph ("Line 21—Other income.
+    Use this line ..."; "(i) Minimum Equipment List (MEL) Provisions"). Italic lines, labels
+    repeated through the document and titles that end mid-sentence are not headings. Their
+    ``source`` is "typeset": a guess from type, which ranking does not weigh
+    (:func:`docintel.retrieval.index.ranked_toc`)."""
+    upright = np.array(["ital" not in f.lower() and "oblique" not in f.lower() for f in lines.font_names] or [True])
+    large = lines.size >= body.size + 2.0
+    mask = ~skip & upright[lines.font_code] & (lines.bold | large) if len(lines) else np.zeros(0, dtype=bool)
+    out: list[dict[str, Any]] = []
+    used: set[int] = set()
+    for i in np.flatnonzero(mask).tolist():
+        if i in used:
+            continue
+        t = lines.text[i]
+        if not ("A" <= t[:1] <= "Z" or _PARAGRAPH_MARK.match(t)):
+            continue
+        if not large[i] and _continues_sentence(lines, i):
+            continue  # "announce the availability of it in the / Federal Register. The FAA will"
+        wrapped = _title_lines(lines, i, skip)
+        used.update(wrapped)
+        text = " ".join(lines.text[j] for j in wrapped)
+        cut = _RUN_IN.search(text)
+        title = (text[: cut.start()] if cut else text).rstrip(".:").strip()
+        words = title.split()
+        if not words or len(words) > 14 or not _WORDISH.search(title) or title.endswith((",", ";")):
+            continue
+        if words[-1].lower() in _DANGLING or _SENTENCE_BREAK.search(title) or has_leader(title):
+            continue
+        out.append(
+            {
+                "toc_id": None,
+                "kind": "section",
+                "title": title,
+                "level": 1 if large[i] else 2,
+                "page_start": int(lines.page[i]),
+                "line_num": int(lines.line_num[i]),
+                "y0": float(lines.box[i, 1]),
+                "source": "typeset",
+            }
+        )
+    seen = Counter(" ".join(e["title"].lower().split()) for e in out)
+    out = [e for e in out if seen[" ".join(e["title"].lower().split())] < REPEATED_TITLE]
+    if sum(e["level"] == 1 for e in out) < 2:
+        # one large title is the document's own name or masthead ("Proposed Rules"), not a tier
+        # of sections: as level 1 it would span, and match for, every page
+        out = [dict(e, level=2) for e in out]
+    return out
+
+
+def _continues_sentence(lines: Lines, i: int) -> bool:
+    """Line ``i`` goes on with a sentence the body line just above it in its column leaves open:
+    a bold phrase at a line's start, not a heading."""
+    h = float(lines.box[i, 3] - lines.box[i, 1])
+    for j in range(i - 1, max(i - 9, -1), -1):
+        if lines.page[j] != lines.page[i]:
+            return False
+        if abs(float(lines.box[j, 0] - lines.box[i, 0])) <= 3.0 and -0.4 * h <= float(lines.box[i, 1] - lines.box[j, 3]) <= 0.8 * h:
+            above = lines.text[j].rstrip()
+            return not lines.bold[j] and not above.endswith((".", ":", ";", "?", "!", ")", "\u201d", '"'))
+    return False
+
+
+def _title_lines(lines: Lines, i: int, skip: np.ndarray, most: int = 4) -> list[int]:
+    """Line ``i`` and the lines that wrap its title: same page and style, left edge aligned, just
+    below the last (searched a few lines ahead: a page read across its columns interleaves them)."""
+    out = [i]
+    while len(out) < most and not _RUN_IN.search(lines.text[out[-1]] + " "):
+        k = out[-1]
+        h = float(lines.box[k, 3] - lines.box[k, 1])
+        nxt = next(
+            (
+                j
+                for j in range(k + 1, min(k + 9, len(lines)))
+                if lines.page[j] == lines.page[k]
+                and not skip[j]
+                and abs(float(lines.box[j, 0] - lines.box[k, 0])) <= 3.0
+                and -0.4 * h <= float(lines.box[j, 1] - lines.box[k, 3]) <= 0.8 * h
+            ),
+            None,
+        )
+        if nxt is None or _style(lines, nxt) != _style(lines, i) or lines.text[nxt][:1] in "\u2022-":
+            break
+        out.append(nxt)
+    return out
+
+
 def infer_lost_numbers(seq: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Number unnumbered headings from their numbered neighbours; drop those that stay unsure
     (front/back matter titles keep a synthetic id)."""
@@ -273,14 +388,22 @@ def toc_without_outline(
     page_labels: Sequence[str],
     n_pages: int,
     body: BodyStyle | None = None,
+    raw: Lines | None = None,
 ) -> list[dict[str, Any]]:
-    """TOC entries for a document without an outline: headings first, contents page second."""
+    """TOC entries for a document without an outline: headings first, contents page second;
+    headings told by type alone when nothing is numbered, read from the ``raw`` lines when given
+    (a page whose columns share one PyMuPDF block has its columns joined in a logical line)."""
     body = body or body_style(logical)
     skip = furniture | on_contents
     cands = heading_candidates(logical, skip, body)
     printed = contents_entries(logical, on_contents, contents, page_labels, n_pages, cands)
     cands = confirm_by_contents(cands, printed)
     seq = sequence_headings(cands)
+    if not seq and not any(p["toc_id"] for p in printed):
+        if raw is None:
+            return _with_levels(typeset_headings(logical, skip, body))
+        raw_skip = furniture_mask(raw, n_pages) | on_contents_mask(raw, leader_mask(raw), contents)
+        return _with_levels(typeset_headings(raw, raw_skip, body))
     styles = {c["style"] for c in seq if c["kind"] == "section"}
     extra = unnumbered_candidates(logical, skip, styles, body)
     if extra:

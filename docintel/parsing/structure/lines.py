@@ -290,6 +290,14 @@ def leader_mask(lines: Lines) -> np.ndarray:
     return np.fromiter((has_leader(t) for t in lines.text), dtype=bool, count=len(lines))
 
 
+def on_contents_mask(lines: Lines, leaders: np.ndarray, contents: set[int]) -> np.ndarray:
+    """True for contents entries: lines with leaders and every line of a contents page."""
+    out = leaders.copy()
+    for p in contents:
+        out[lines.page_slice(p)] = True
+    return out
+
+
 def furniture_mask(lines: Lines, n_pages: int) -> np.ndarray:
     """True for running headers/footers: lines in the top or bottom band of their page whose
     text (digits ignored) recurs on >= 30% of the pages (>= 3), and bare page numbers there."""

@@ -55,7 +55,8 @@ def register(app: typer.Typer) -> None:
     @app.command("toc")
     def toc(doc: str = typer.Argument(..., help="doc_id or file name."), store: Optional[Path] = StoreOpt,
             json_output: bool = JsonOpt) -> None:
-        """The table of contents found at ingest (outline, numbered headings or contents page)."""
+        """The table of contents found at ingest: the outline, else numbered headings and a contents
+        page, else headings told by type (source "typeset")."""
         from docintel import api
         from docintel.settings import Settings
 

@@ -558,7 +558,10 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     seen: set[tuple] = set()
     for query, how in queries:
         said = parse_question(query, _named_pointers)
-        premise_passages = retrieve(store, said, doc_ids, top_k=1)[0]
+        premise_passages, premise_cands, _, _ = retrieve(store, said, doc_ids, top_k=1)
+        if _near_tie(premise_cands, 1):
+            # the page the premise describes is a coin toss between two: read both
+            premise_passages = retrieve(store, said, doc_ids, top_k=2)[0]
         if not premise_passages:
             continue
         first = premise_passages[0]

@@ -538,7 +538,8 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     mentions a part on one of the PREMISE_TARGETS pages the asked part alone matches best, and is
     not itself the asked part's best page; (None, "") otherwise (no premise, or no such pointer).
     The page is the one the whole premise matches best (``follow_premise_pointer``), else the one
-    its sentences reporting what the document says match best (``follow_reported_pointer``)."""
+    its sentences reporting what the document says match best (``follow_reported_pointer``); two
+    pages when the second scores within ``NEAR_TIE`` of the first, in the same document."""
     if not parsed.premise or not parsed.asked:
         return None, ""
     from docintel.questions import parse_question

@@ -31,7 +31,7 @@ def assemble(doc: Any, doc_id: str, lines: Any, page_labels: Sequence[str]) -> t
     else:
         from docintel.parsing.structure.headings import toc_without_outline
 
-        entries = toc_without_outline(logical, furniture, on_contents, contents, page_labels, n_pages, style, raw_lines)
+        entries = toc_without_outline(logical, raw_lines, furniture, on_contents, contents, page_labels, n_pages, style)
     toc_rows = finalize_toc(entries, doc_id, n_pages, L.first_content_y(logical, furniture), breaks=contents)
 
     objects = caption_rows(logical, raw_lines, style, furniture | on_contents)

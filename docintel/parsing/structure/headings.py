@@ -303,6 +303,13 @@ def typeset_headings(lines: Lines, skip: np.ndarray, body: BodyStyle) -> list[di
     return out
 
 
+def _set_under(lines: Lines, upper: int, lower: int, h: float) -> bool:
+    """Line ``lower`` is the next line under ``upper`` in its column: left edges within 3 pt, its
+    top from 0.4 ``h`` above to 0.8 ``h`` below the bottom of ``upper`` (``h``: a line height)."""
+    return (abs(float(lines.box[lower, 0] - lines.box[upper, 0])) <= 3.0
+            and -0.4 * h <= float(lines.box[lower, 1] - lines.box[upper, 3]) <= 0.8 * h)
+
+
 def _continues_sentence(lines: Lines, i: int) -> bool:
     """Line ``i`` goes on with a sentence the body line just above it in its column leaves open:
     a bold phrase at a line's start, not a heading."""
@@ -310,7 +317,7 @@ def _continues_sentence(lines: Lines, i: int) -> bool:
     for j in range(i - 1, max(i - 9, -1), -1):
         if lines.page[j] != lines.page[i]:
             return False
-        if abs(float(lines.box[j, 0] - lines.box[i, 0])) <= 3.0 and -0.4 * h <= float(lines.box[i, 1] - lines.box[j, 3]) <= 0.8 * h:
+        if _set_under(lines, j, i, h):
             above = lines.text[j].rstrip()
             return not lines.bold[j] and not above.endswith((".", ":", ";", "?", "!", ")", "\u201d", '"'))
     return False
@@ -327,10 +334,7 @@ def _title_lines(lines: Lines, i: int, skip: np.ndarray, most: int = 4) -> list[
             (
                 j
                 for j in range(k + 1, min(k + 9, len(lines)))
-                if lines.page[j] == lines.page[k]
-                and not skip[j]
-                and abs(float(lines.box[j, 0] - lines.box[k, 0])) <= 3.0
-                and -0.4 * h <= float(lines.box[j, 1] - lines.box[k, 3]) <= 0.8 * h
+                if lines.page[j] == lines.page[k] and not skip[j] and _set_under(lines, k, j, h)
             ),
             None,
         )
@@ -382,17 +386,17 @@ def infer_lost_numbers(seq: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def toc_without_outline(
     logical: Lines,
+    raw: Lines,
     furniture: np.ndarray,
     on_contents: np.ndarray,
     contents: set[int],
     page_labels: Sequence[str],
     n_pages: int,
     body: BodyStyle | None = None,
-    raw: Lines | None = None,
 ) -> list[dict[str, Any]]:
     """TOC entries for a document without an outline: headings first, contents page second;
-    headings told by type alone when nothing is numbered, read from the ``raw`` lines when given
-    (a page whose columns share one PyMuPDF block has its columns joined in a logical line)."""
+    headings told by type alone when nothing is numbered, read from the ``raw`` lines (a page
+    whose columns share one PyMuPDF block has its columns joined in a logical line)."""
     body = body or body_style(logical)
     skip = furniture | on_contents
     cands = heading_candidates(logical, skip, body)
@@ -400,8 +404,6 @@ def toc_without_outline(
     cands = confirm_by_contents(cands, printed)
     seq = sequence_headings(cands)
     if not seq and not any(p["toc_id"] for p in printed):
-        if raw is None:
-            return _with_levels(typeset_headings(logical, skip, body))
         raw_skip = furniture_mask(raw, n_pages) | on_contents_mask(raw, leader_mask(raw), contents)
         return _with_levels(typeset_headings(raw, raw_skip, body))
     styles = {c["style"] for c in seq if c["kind"] == "section"}

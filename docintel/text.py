@@ -206,9 +206,10 @@ bullet, set in Courier ("o GV.SC-06: Planning and due diligence ..."); before a 
 it is no bullet."""
 LONE_BULLET = re.compile(rf"^\s*(?:[{_BULLET_GLYPHS}]|o)\s*$")
 """A bullet set on a line of its own, its item on the next line."""
-CAPTION_LINE = re.compile(r"^(?:Figure|Fig\.|Table|Exhibit)\s+[A-Z]?\d[\w.\-]*[.:]\s+\S")
-"""A caption set on its own line ("Figure 2-2. IEEE 802.11 Infrastructure Mode"): a heading, not
-the start of the sentence below it."""
+CAPTION_LINE = re.compile(r"^(?:Figure|Fig\.|Table|Exhibit)\s+[A-Z]?\d[\w.\-]*(?:[.:]|\s+[\-–—])\s+\S")
+"""A caption set on its own line ("Figure 2-2. IEEE 802.11 Infrastructure Mode", SP 800-63B's
+"Table 7-1 - AAL Reauthentication Requirements"): a heading, not the start of the sentence
+below it."""
 REFERENCE_ENTRY = re.compile(r"^\s*\[(\d{1,3})\]\s+(?=\S)")
 """A line that opens an entry of a numbered reference list: "[11] Kaiming He, Xiangyu Zhang, ..."."""
 HEADING_NUM = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?$")
@@ -220,7 +221,7 @@ IDENTIFIER = re.compile(r"(?<![\w.\-])[A-Z]{2}\.[A-Z]{2}(?:-\d{1,3})?(?![\w\-]|\
 Category [GV.SC] provide a connection ...") where the core defines it ("Cybersecurity Supply
 Chain Risk Management (GV.SC): ..."): a section pointer to that definition, which the resolver's
 ``identifier`` step reads to where the next one of its rank begins."""
-_TITLE_WORDS = r"[A-Z][\w\-]*(?:\s+(?:[A-Z(][\w\-/),]*|and|of|the|to|for|in|on|or|with|by|a|an|&))*$"
+_TITLE_WORDS = r"[A-Z][\w\-]*(?:\s+(?:[A-Z(][\w\-/),]*|and|of|the|to|for|in|on|or|with|by|from|at|into|within|between|through|a|an|&))*$"
 TITLED = re.compile(rf"^{_TITLE_WORDS}")
 """A line of capitalised words ("Spiral Model", "Team Model Selection"): a heading's, not the
 first words of a sentence wrapped in a narrow column ("You may have to pay an")."""

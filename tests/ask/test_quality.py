@@ -3132,6 +3132,38 @@ def test_a_numbered_heading_of_any_length_is_not_part_of_a_sentence():
         "Most networks built to this standard operate in the 2.4 GHz band, where most devices"]
 
 
+def test_a_numbered_heading_may_hold_a_preposition_in_lower_case():
+    """SP 800-63B page 49: "7.2.1 Reauthentication from a Federation or Assertion" ("from" was
+    not a title's word) ran into the note above it and the sentence under it, so Section 7.2's
+    subsection on federation was not a subsection and its answer went unquoted. The corpus's
+    other such headings: "2.4.4 Dependencies within Organizations", "6.1.1 Binding at
+    Enrollment", "3.3.3.2 Integrate Security into Established Environments or Systems"."""
+    for heading in ("7.2.1 Reauthentication from a Federation or Assertion", "2.4.4 Dependencies within Organizations",
+                    "6.1.1 Binding at Enrollment", "3.3.3.2 Integrate Security into Established Environments or Systems"):
+        assert [t for t, _ in split_sentences([(1, "an additional authentication factor is required to continue the session."),
+                                               (2, heading),
+                                               (3, "When using a federation protocol, special considerations apply.")])] == [
+            "an additional authentication factor is required to continue the session.", heading,
+            "When using a federation protocol, special considerations apply."]
+    # a sentence wrapping onto a line that starts with a number is still one sentence
+    assert [t for t, _ in split_sentences([(1, "Networks of this kind operate in the"),
+                                           (2, "5.8 GHz band from a distance")])] == [
+        "Networks of this kind operate in the 5.8 GHz band from a distance"]
+
+
+def test_a_caption_after_a_dash_is_not_part_of_the_note_under_it():
+    """SP 800-63B page 49: "Table 7-1 - AAL Reauthentication Requirements" (a dash, not a full
+    stop, after the number) was one sentence with the table's note under it ("... Requirements
+    Note: At AAL2, ...")."""
+    for caption in ("Table 7-1 - AAL Reauthentication Requirements", "Figure 4 \u2013 Digital Identity Model",
+                    "Table 2 \u2014 Sanitization Methods"):
+        assert [t for t, _ in split_sentences([(22, "the user SHALL be required to establish a new session."),
+                                               (23, caption),
+                                               (32, "Note: At AAL2, a memorized secret or biometric is required.")])] == [
+            "the user SHALL be required to establish a new session.", caption,
+            "Note: At AAL2, a memorized secret or biometric is required."]
+
+
 def test_a_footnote_mark_after_a_full_stop_ends_the_sentence():
     """The 737 MAX AD: "... for more than 5 seconds. 6 Flight data recorder ..." was one sentence
     of 96 words (too long to quote as prose), so the 200-feet threshold went unquoted."""

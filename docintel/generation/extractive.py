@@ -398,6 +398,19 @@ class _Sentence:
         return [x.passage.citation(x.line_nums[0], x.line_nums[-1]) for x in self.parts()]
 
 
+_KEY_CELL = re.compile(r"[A-Za-z]{2,8}")
+"""A column's name that with a row's number names the row ("AAL" and "1": AAL1)."""
+
+
+def _cell_names(cells: list[tuple[str, str]]) -> set[str]:
+    """The names a row goes by: a column's one-word header glued to the row's number or letter
+    under it. SP 800-63B's Table 7-1 row "AAL: 1; Requirement: Presentation of any one factor"
+    is the row for "How often should a session at AAL1 be reauthenticated, and what does the
+    subscriber need to present?"; without the name, rows 1, 2 and 3 matched the question alike."""
+    return {_stem(f"{h}{v}".lower()) for h, v in cells
+            if _KEY_CELL.fullmatch(h.strip()) and re.fullmatch(r"\d{1,2}|[A-Za-z]", v.strip())}
+
+
 def _defines(s: _Sentence, term: str) -> bool:
     """Whether the sentence defines ``term`` (:func:`docintel.text.defining`). A glossary's
     entry under the headword on the line before it ("Target Data" over "The information subject
@@ -1186,7 +1199,7 @@ class ExtractiveGenerator:
         # first: a glossary's definition takes its headword in, whose words it then holds
         defines = s.defines = shape == AnswerShape.definition and bool(request.parsed.defines) and _defines(s, request.parsed.defines)
         have = _stems(s.text) | _kind_stems((request.parsed.asked or request.question).lower(), s.text) \
-            | acronym_stems(s.text, tuple(request.parsed.terms), request.question) | unit_stems(s.text)
+            | acronym_stems(s.text, tuple(request.parsed.terms), request.question) | unit_stems(s.text) | _cell_names(s.cells)
         got = _held(have, weights)
         s.coverage = got / total
         # a premise holding most of the question's weight (even at PREMISE_WEIGHT) does not

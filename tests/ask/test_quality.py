@@ -352,6 +352,36 @@ def test_question_naming_a_table_gets_the_matching_row():
     assert [(c.line_start, c.line_end) for c in out.citations] == [(4, 4)]
 
 
+def test_a_row_is_named_by_its_column_and_number():
+    """SP 800-63B Section 7.2, followed for "How often should a session at AAL1 be
+    reauthenticated, and what does the subscriber need to present to reauthenticate?": its Table
+    7-1 (AAL | Requirement) answers in the row whose AAL cell is 1, which "AAL1" names. Rows 1, 2
+    and 3 matched the question alike, and the section's prose outscored them."""
+    from docintel.schemas.answers import RefType
+
+    prose = ["Periodic reauthentication of sessions SHALL be performed to confirm the continued presence of the",
+             "subscriber at an authenticated session. Prior to session expiration, the reauthentication time limit",
+             "SHALL be extended by prompting the subscriber for the authentication factor(s) specified in Table 7-1.",
+             "When using a federation protocol, special considerations apply to session management and reauthentication.",
+             "An RP requiring reauthentication SHALL specify the maximum acceptable authentication age to the CSP.",
+             "The CSP SHALL reauthenticate the subscriber if they have not been authenticated within that time period."]
+    heads = ["AAL", "Requirement"]
+    rows = [("header", heads), ("1", ["1", "Presentation of any one factor"]),
+            ("2", ["2", "Presentation of a memorized secret or biometric"]), ("3", ["3", "Presentation of all factors"])]
+    lines = [PassageLine(line_num=n + 1, text=t) for n, t in enumerate(prose)] + [
+        PassageLine(line_num=len(prose) + n + 1, text=" | ".join(v), kind="table_row", row_key=k,
+                    cells=[Cell(header=h, value=x) for h, x in zip(heads, v)]) for n, (k, v) in enumerate(rows)]
+    p = Passage(passage_id="R1", doc_id="d", doc="63b.pdf", page=49, page_label="39", line_start=1, line_end=len(lines),
+                parsing_method="pymupdf", retrieved_via=RetrievedVia.reference, reference_text="Section 7.2",
+                ref_type=RefType.section, referenced_from=Origin(page=16, line=17), lines=lines)
+    w = {"aal1": 1.0, "subscriber": 0.5, "present": 1.0, "reauthenticate": 1.0, "session": 0.5}
+    out = _generate("What does the subscriber need to present to reauthenticate a session at AAL1?", [p], w)
+    assert "any one factor" in out.answer and "all factors" not in out.answer, out.answer
+    out = _generate("What does the subscriber need to present to reauthenticate a session at AAL3?", [p],
+                    {**w, "aal3": 1.0, "aal1": 0.0})
+    assert "all factors" in out.answer and "any one factor" not in out.answer, out.answer
+
+
 def test_question_naming_a_table_without_a_matching_row_gets_the_whole_table():
     out = _generate("What does Table 1 say?", [_table_passage()])
     assert all(k in out.answer for k in ("Confidentiality", "Integrity", "Availability"))

@@ -1298,6 +1298,8 @@ class ExtractiveGenerator:
             if answering is not None:
                 ranked = [answering] + [s for s in ranked if s is not answering]
         best = ranked[0] if ranked else None
+        # the sentence the premise reports, pointing on, is where the asker was sent from, not the answer
+        short = best is None or best.coverage < floor or self._restates(best, request, asked)
         parts: list[str] = []
         # what a part holds as an answer, where it differs from the part: a sentence quoted
         # for its paragraph holds none (the checks of what the answer holds must not count it)
@@ -1318,12 +1320,12 @@ class ExtractiveGenerator:
         unvouched = False
         need = NEAR_MISS * floor  # what a followed lead's target must hold of the question
         window = self._window(usable, weights, 2 * floor) if best is not None and best.coverage < floor else []
-        if (best is None or best.coverage < floor) and named:
+        if short and named:
             pass
         elif window:  # no one sentence answers, adjacent ones do together: quote them
             chosen = self._continuations(window, sents, weights, request.parsed.focus, floor)
             chosen.sort(key=lambda s: s.pos)
-        elif best is None or best.coverage < floor:
+        elif short:
             missing = ", ".join(request.parsed.keywords) or request.question
             text = f"{_NOT_FOUND} the retrieved pages do not answer this question (looked for: {missing})."
             asked_for = {folded(r.raw_text) for r in request.parsed.pointers}
@@ -1477,7 +1479,7 @@ class ExtractiveGenerator:
                 parts.append(f"External reference, not fetched: {r.raw_text}.")
         if ignored:
             parts.append(self._ignored_note(ignored))
-        if (best is None or best.coverage < floor) and not window:
+        if short and not window:
             completeness = Completeness.partial if not any(p.lines for p in references) else (
                 Completeness.references_unresolved if internal_open else Completeness.complete)
             # followed from a near miss: complete only if the target is about what is asked as
@@ -1505,6 +1507,23 @@ class ExtractiveGenerator:
             answer="\n".join(parts), citations=citations, pending_references=pending,
             answer_completeness=completeness,
         )
+
+    @staticmethod
+    def _restates(best: _Sentence, request: GenerationRequest, asked: dict[str, float]) -> bool:
+        """Whether ``best`` only says again what the question's premise reports: the premise
+        describes it (:func:`_described`), every word of what is asked that it holds the premise
+        uses too, and it states no value of the kind asked for. SP 800-63B p58, for "The privacy
+        considerations ... say the AAL sections require the CSP to carry out a privacy risk
+        assessment for records retention. Does every CSP have to do that assessment, or only in
+        some situations?": "Sections 4.1.5, 4.2.5, and 4.3.5 require the CSP to conduct a
+        privacy risk assessment for records retention." is where the asker read it, not the
+        answer; the answer is where it points."""
+        parsed = request.parsed
+        if not parsed.premise or best.is_row or not _described(best.text, parsed):
+            return False
+        if _held(_stems(best.text) - _stems(parsed.premise), asked) > 0:
+            return False  # it says something of what is asked that the premise does not
+        return not any(want.search(best.text) for want, _ in _kinds_asked((parsed.asked or request.question).lower()))
 
     @staticmethod
     def _coverage(text: str, weights: dict[str, float]) -> float:

@@ -148,6 +148,32 @@ def test_in_practice_is_no_topic_word():
     assert "does not mention 'practice'" in out.answer and out.answer_completeness == Completeness.partial
 
 
+def test_a_sentence_saying_again_what_the_premise_reports_is_not_the_answer():
+    """SP 800-63B p58, heldout9: "... privacy considerations say the AAL sections require the
+    CSP to carry out a privacy risk assessment for records retention. Does every CSP have to do
+    that assessment, or only in some situations?" The page's "Sections 4.1.5, 4.2.5, and 4.3.5
+    require the CSP to conduct a privacy risk assessment for records retention." is what the
+    premise reports, and holds nothing asked that the premise does not: no answer, the answer
+    is where it points. A sentence the premise describes that states the value asked for still
+    answers."""
+    q = ("SP 800-63B's privacy considerations say the AAL sections require the CSP to carry out a privacy risk "
+         "assessment for records retention. Does every CSP have to do that assessment, or only in some situations?")
+    page = ["Sections 4.1.5, 4.2.5, and 4.3.5 require the CSP to conduct a privacy risk assessment for records retention.",
+            "CSPs can determine appropriate measures commensurate with the privacy risk arising from the additional processing."]
+    out = _generate(q, [_passage(page, page=58, page_label="48")])
+    assert out.answer_completeness == Completeness.partial and out.answer.startswith("Not found"), out.answer
+    target = _followed(["If the CSP opts to retain records in the absence of any mandatory requirements, the CSP SHALL conduct a",
+                        "risk management process, including assessments of privacy and security risks."], 16, "6", "Section 4.1.5",
+                       Origin(page=58, line=1))
+    out = _generate(q, [_passage(page, page=58, page_label="48"), target])
+    assert out.answer_completeness == Completeness.complete and "in the absence of any mandatory requirements" in out.answer
+    q = "SP 800-61 says the cost of an incident can make it major. How much does a major incident cost?"
+    p = _passage(["The business impact of the incident could be an impact category based on the cost (e.g., a major incident",
+                  "has a cost of over $100,000)."])
+    out = _generate(q, [p])
+    assert not out.answer.startswith("Not found") and "$100,000" in out.answer, out.answer
+
+
 def test_yet_says_when_not_what():
     """SP 800-40r3 3.4.4: "Why might an installed patch not be in effect yet?" is answered by
     "an installed patch might not take effect until the affected software is restarted"; the

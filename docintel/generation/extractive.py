@@ -1303,7 +1303,7 @@ class ExtractiveGenerator:
         if named_row is not None:
             ranked = [named_row] + [s for s in ranked if s is not named_row]
         best = ranked[0] if ranked else None
-        # the sentence the premise reports, pointing on, is where the asker was sent from, not the answer
+        # a sentence only saying again what the premise reports is where the asker read, not the answer
         short = best is None or best.coverage < floor or self._restates(best, request, asked)
         parts: list[str] = []
         # what a part holds as an answer, where it differs from the part: a sentence quoted

@@ -689,9 +689,19 @@ def _pointing(sents: list[_Sentence], references: list[Passage]) -> list[_Senten
             continue
         for s in sents:
             if s not in out and any(x.passage.page == src.page and src.line in x.line_nums for x in s.parts()) \
-                    and p.reference_text.lower() in s.text.lower():
+                    and _writes(s.text, p.reference_text):
                 out.append(s)
     return sorted(out, key=lambda s: s.pos)
+
+
+def _writes(text: str, pointer: str) -> bool:
+    """Whether ``text`` writes ``pointer``, also as one of several it names together:
+    "Sections 4.1.5, 4.2.5, and 4.3.5 require ..." writes "Section 4.2.5"."""
+    if pointer.lower() in text.lower():
+        return True
+    kind, _, ident = pointer.strip().rpartition(" ")
+    return bool(kind) and re.search(rf"(?<![\w.]){re.escape(ident)}(?![\w]|\.\w)", text) is not None \
+        and _stem(kind.split()[-1]) in _stems(text)
 
 
 def _near_in_paragraph(best: _Sentence, sents: list[_Sentence], have: list[_Sentence]) -> list[_Sentence]:

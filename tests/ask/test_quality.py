@@ -167,6 +167,11 @@ def test_a_sentence_saying_again_what_the_premise_reports_is_not_the_answer():
                        Origin(page=58, line=1))
     out = _generate(q, [_passage(page, page=58, page_label="48"), target])
     assert out.answer_completeness == Completeness.complete and "in the absence of any mandatory requirements" in out.answer
+    # followed by the loop on its own ("linked"), one of the three sections the sentence names
+    # together: the sentence is the way the answer was reached, not a "Not found"'s closest passage
+    out = _generate(q, [_passage(page, page=58, page_label="48"), target.model_copy(update={"linked": True})])
+    assert out.answer.startswith("The retrieved pages answer this through a pointer"), out.answer
+    assert out.answer_completeness == Completeness.complete
     q = "SP 800-61 says the cost of an incident can make it major. How much does a major incident cost?"
     p = _passage(["The business impact of the incident could be an impact category based on the cost (e.g., a major incident",
                   "has a cost of over $100,000)."])

@@ -12,6 +12,30 @@ def ask(store, question, **kw):
     return answer(question, Settings.load(env={}, store=store, **kw)).to_json_dict()
 
 
+def _policy_doc(policy_store) -> str:
+    """The doc_id of the policy store's one document."""
+    from docintel.store import Store
+
+    return next(iter(Store(policy_store).manifest()["documents"]))
+
+
+def _fake_ranking(monkeypatch, doc_id: str, rank) -> None:
+    """Retrieval faked for the policy document: ``rank(parsed, top_k)`` gives the passages read,
+    the pages ranked and their scores (None: 1, 1/2, 1/3, ...); a candidate page is read as
+    nothing more."""
+    import docintel.retrieval as retrieval
+
+    def retrieve(store, parsed, doc_ids, top_k=1, loaded=None):
+        passages, ranked, scores = rank(parsed, top_k)
+        scores = scores or [1.0 / (i + 1) for i in range(len(ranked))]
+        cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=sc, bm25=0.5,
+                                     line_start=1, line_end=1) for n, sc in zip(ranked, scores)]
+        return passages, cands, {}, []
+
+    monkeypatch.setattr(retrieval, "retrieve", retrieve)
+    monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1, asked="": [])
+
+
 def test_section_pointer_followed_with_condition(policy_store):
     out = ask(policy_store, "What is the limit for flood damage to the insured building?")
     assert out["passes"] == 2
@@ -122,23 +146,17 @@ def test_a_page_that_does_not_answer_is_followed_to_a_candidate_it_mentions(poli
     7.2's page ranked next, so the loop follows the mention there and answers from it, cited as
     a reference from page 1 line 1. Not when 7.2's page ranked lower and the mention is not in
     the passage closest to the question: a mention alone is not a lead."""
-    import docintel.retrieval as retrieval
     from docintel.schemas.answers import RetrievedVia
     from docintel.schemas.generation import Passage, PassageLine
 
-    doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+    doc_id = _policy_doc(policy_store)
 
-    def _doc(i: int) -> str:
-        return "0" * 16 if i in other else doc_id
     top = Passage(passage_id="P1", doc_id=doc_id, doc="policy.pdf", page=1, page_label="1", line_start=1, line_end=1,
                   parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
                   lines=[PassageLine(line_num=1, text="Section 7.2 governs water damage to the insured building.")])
 
     def run(ranked_pages, top=top):
-        cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
-                                     line_start=1, line_end=1) for i, n in enumerate(ranked_pages)]
-        monkeypatch.setattr(retrieval, "retrieve", lambda store, parsed, doc_ids, top_k=1, loaded=None: ([top], cands, {}, []))
-        monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1, asked="": [])
+        _fake_ranking(monkeypatch, doc_id, lambda parsed, top_k: ([top], ranked_pages, None))
         return ask(policy_store, "What is the water sublimit per occurrence?")
 
     out = run([1, 2])
@@ -158,23 +176,17 @@ def test_the_closest_passage_is_followed_to_what_it_points_at(policy_store, monk
     """Page 1 does not answer; its closest passage says "as set out in Section" / "7.2." (the
     pointer broken over two lines). 7.2's page ranked too low to be linked, but the passage
     the question matches best says where the rest is: the loop follows it there, once."""
-    import docintel.retrieval as retrieval
     from docintel.schemas.answers import RetrievedVia
     from docintel.schemas.generation import Passage, PassageLine
 
-    doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+    doc_id = _policy_doc(policy_store)
 
-    def _doc(i: int) -> str:
-        return "0" * 16 if i in other else doc_id
     top = Passage(passage_id="P1", doc_id=doc_id, doc="policy.pdf", page=1, page_label="1", line_start=1, line_end=3,
                   parsing_method="pymupdf", retrieved_via=RetrievedVia.primary,
                   lines=[PassageLine(line_num=1, text="Renewal is yearly."),
                          PassageLine(line_num=2, text="Flooded buildings are settled as set out in Section"),
                          PassageLine(line_num=3, text="7.2. Claims must be filed promptly.")])
-    cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
-                                 line_start=1, line_end=1) for i, n in enumerate([1, 3, 2])]
-    monkeypatch.setattr(retrieval, "retrieve", lambda store, parsed, doc_ids, top_k=1, loaded=None: ([top], cands, {}, []))
-    monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1, asked="": [])
+    _fake_ranking(monkeypatch, doc_id, lambda parsed, top_k: ([top], [1, 3, 2], None))
     out = ask(policy_store, "Our warehouse by the river was flooded last spring and the adjuster wants the paperwork "
                             "soon. How much will the insurer pay per occurrence?")
     assert "250,000" in out["answer"]
@@ -202,13 +214,10 @@ def test_the_page_a_premise_describes_is_read_and_its_pointer_followed_first(pol
     premise matches page 1, whose sentence points to Schedule B. The answer reads page 1 and
     follows its pointer (page 3 cited as a reference from page 1); when the premise page's
     pointer leads somewhere that does not answer, the question is answered as before."""
-    import docintel.retrieval as retrieval
     from docintel.schemas.generation import Passage
 
-    doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+    doc_id = _policy_doc(policy_store)
 
-    def _doc(i: int) -> str:
-        return "0" * 16 if i in other else doc_id
     premise = "The premium section says backup media is kept only for set periods."
     question = premise + " How long are backup tapes kept?"
 
@@ -218,14 +227,8 @@ def test_the_page_a_premise_describes_is_read_and_its_pointer_followed_first(pol
     schedule = page(3, ["Schedule B - Retention Periods", "Backup tapes are kept for 35 days."])
 
     def run(premise_page: Passage):
-        def retrieve(store, parsed, doc_ids, top_k=1, loaded=None):
-            ranked = [1, 3] if parsed.text == premise else [3, 1]
-            cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
-                                         line_start=1, line_end=1) for i, n in enumerate(ranked)]
-            return ([premise_page if parsed.text == premise else schedule], cands, {}, [])
-
-        monkeypatch.setattr(retrieval, "retrieve", retrieve)
-        monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1, asked="": [])
+        _fake_ranking(monkeypatch, doc_id, lambda parsed, top_k: (
+            ([premise_page], [1, 3], None) if parsed.text == premise else ([schedule], [3, 1], None)))
         return ask(policy_store, question)
 
     out = run(page(1, ["The annual premium is payable in four equal instalments.",
@@ -248,9 +251,8 @@ def test_a_premise_matching_two_pages_within_a_hair_reads_both(policy_store, mon
     schedules page and its tax computation page, 0.1% apart). Both are read as the page the
     premise describes, and page 1's pointer is followed. A clear second page is not read: the
     question is answered from the pages it matches."""
-    import docintel.retrieval as retrieval
 
-    doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+    doc_id = _policy_doc(policy_store)
     premise = "The premium section says backup media is kept only for set periods."
 
     def page(n: int, lines: list[str]):
@@ -262,14 +264,11 @@ def test_a_premise_matching_two_pages_within_a_hair_reads_both(policy_store, mon
              3: page(3, ["Schedule B - Retention Periods", "Backup tapes are kept for 35 days."])}
 
     def run(second: float):
-        def retrieve(store, parsed, doc_ids, top_k=1, loaded=None):
+        def rank(parsed, top_k):
             ranked, scores = ([2, 1, 3], [1.0, second, 0.5]) if parsed.text == premise else ([3, 1, 2], [1.0, 0.5, 0.3])
-            cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=sc, bm25=0.5,
-                                         line_start=1, line_end=1) for n, sc in zip(ranked, scores)]
-            return [pages[n] for n in ranked[:top_k]], cands, {}, []
+            return [pages[n] for n in ranked[:top_k]], ranked, scores
 
-        monkeypatch.setattr(retrieval, "retrieve", retrieve)
-        monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1, asked="": [])
+        _fake_ranking(monkeypatch, doc_id, rank)
         return ask(policy_store, premise + " How long are backup tapes kept?")
 
     out = run(0.996)
@@ -289,12 +288,7 @@ def test_the_page_a_premise_sentence_reports_is_read_when_the_whole_premise_find
     staff ...") reports nothing of the document and is not tried."""
     import json
 
-    import docintel.retrieval as retrieval
-
-    doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
-
-    def _doc(i: int) -> str:
-        return "0" * 16 if i in other else doc_id
+    doc_id = _policy_doc(policy_store)
 
     def page(n: int, lines: list[str]):
         return _one_page(doc_id, n, lines)
@@ -306,15 +300,11 @@ def test_the_page_a_premise_sentence_reports_is_read_when_the_whole_premise_find
     scene = "Our tapes sit in a fireproof safe at the branch."
 
     def run(report: str, tmp: str):
-        def retrieve(store, parsed, doc_ids, top_k=1, loaded=None):
+        def rank(parsed, top_k):
             best = 1 if parsed.text == report else 2 if parsed.text.startswith(scene) and not parsed.text.endswith("?") else 3
-            ranked = [best] + [n for n in (3, 2, 1) if n != best]
-            cands = [retrieval.Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / (i + 1), bm25=0.5,
-                                         line_start=1, line_end=1) for i, n in enumerate(ranked)]
-            return [pages[best]], cands, {}, []
+            return [pages[best]], [best] + [n for n in (3, 2, 1) if n != best], None
 
-        monkeypatch.setattr(retrieval, "retrieve", retrieve)
-        monkeypatch.setattr(retrieval, "candidate_passages", lambda store, chosen, loaded=None, first=1, asked="": [])
+        _fake_ranking(monkeypatch, doc_id, rank)
         trace = policy_store.parent / tmp
         out = ask(policy_store, f"{scene} {report} How long are backup tapes kept?", ask__trace=trace)
         return out, json.loads(trace.read_text())
@@ -349,7 +339,7 @@ def _ranked_pages(policy_store, monkeypatch, texts: list[str], other: set[int] =
     from docintel.schemas.answers import RetrievedVia
     from docintel.schemas.generation import Passage, PassageLine
 
-    doc_id = next(iter(__import__("docintel.store", fromlist=["Store"]).Store(policy_store).manifest()["documents"]))
+    doc_id = _policy_doc(policy_store)
 
     def _doc(i: int) -> str:
         return "0" * 16 if i in other else doc_id

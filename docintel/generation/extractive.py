@@ -1299,7 +1299,10 @@ class ExtractiveGenerator:
         usable = [s for s in sents if _quotable(s)]
         ignored = [s for s in sents if s.injected and s.coverage > 0]
         floor = min_coverage(len(request.parsed.keywords))
-        ranked = sorted(usable, key=lambda s: (-s.score, s.passage.page, s.index))
+        # a tie (the same sentence on two pages: "Periodic reauthentication ... as described in
+        # Section 7.2." under AAL2's and AAL3's sections) goes to the page ranked first
+        rank = {id(p): i for i, p in enumerate(primary)}
+        ranked = sorted(usable, key=lambda s: (-s.score, rank[id(s.passage)], s.index))
         asked = _asked_only(weights, request.parsed)
         if ranked and asked != weights and not _held(_stems(ranked[0].text), asked):
             # a sentence holding only the premise's words ("Reel and Cassette Format Magnetic

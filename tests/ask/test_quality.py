@@ -412,6 +412,26 @@ def test_the_row_an_ask_names_answers_on_a_retrieved_page_as_on_a_followed_one()
     assert '"Destroy: Shred' in out.answer and '"Clear:' not in out.answer, out.answer
 
 
+def test_the_same_sentence_on_two_pages_is_read_on_the_page_ranked_first():
+    """SP 800-63B says "Periodic reauthentication of subscriber sessions SHALL be performed as
+    described in Section 7.2." under AAL2's section (p18) and AAL3's (p20). Asked about an AAL3
+    application, retrieval ranks p20 first; the tie between the two sentences went to the lower
+    page number, so the answer cited AAL2's page and followed Section 7.2 from there."""
+    said = "Periodic reauthentication of subscriber sessions SHALL be performed as described in Section 7.2."
+    aal3 = _passage(["4.3.3 Reauthentication", said, "At AAL3, authentication of the subscriber SHALL be repeated at least "
+                     "once per 12 hours during an extended usage session."], page=20, page_label="10")
+    aal2 = _passage(["4.2.3 Reauthentication", said, "At AAL2, authentication of the subscriber SHALL be repeated at least "
+                     "once per 12 hours during an extended usage session."], passage_id="P2", page=18, page_label="8")
+    q = ("Our AAL3 application signs users in through a federated identity provider. How do we make sure the provider "
+         "really reauthenticates them when our session runs out?")
+    w = {"periodic": 1.0, "reauthentication": 2.0, "subscriber": 1.0, "sessions": 1.0}
+    parsed = parse_question(q, lambda text: [m.ref for m in find_mentions(text)]).model_copy(update={"weights": w})
+    out = ExtractiveGenerator(find_pointers=find_pointers).generate(GenerationRequest(question=q, parsed=parsed,
+                                                                                      passages=[aal3, aal2]))
+    assert [(r.raw_text, r.origin.page) for r in out.pending_references] == [("Section 7.2", 20)], out.pending_references
+    assert {c.page for c in out.citations} == {20}, out.citations
+
+
 def test_a_row_is_named_by_its_column_and_number():
     """SP 800-63B Section 7.2, followed for "How often should a session at AAL1 be
     reauthenticated, and what does the subscriber need to present to reauthenticate?": its Table

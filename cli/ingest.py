@@ -13,7 +13,7 @@ from cli.common import JsonOpt, StoreOpt, err_console, handle_errors, print_json
 def register(app: typer.Typer) -> None:
     @app.command("ingest")
     def ingest(
-        paths: List[Path] = typer.Argument(..., metavar="PATH", help="PDF files or folders (walked recursively for *.pdf).", show_default=False),
+        paths: List[Path] = typer.Argument(..., metavar="PATH", help="PDF files or folders (walked recursively for *.pdf; other files there are counted as not read).", show_default=False),
         store: Optional[Path] = StoreOpt,
         workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parse N documents in parallel processes. Default: 1 ($DOCINTEL_WORKERS)."),
         force: bool = typer.Option(False, "--force", help="Re-parse files whose content is already stored."),
@@ -59,6 +59,12 @@ def render(report, json_output: bool, quiet: bool) -> None:
             err_console.print(f"pruned: {escape(p.path)} ({p.doc_id})", soft_wrap=True)
         if report.totals.stale:
             print_stale_remedy(f"{report.totals.stale} unchanged document(s)")
+        if report.not_pdf:
+            from docintel.parsing.ingest import others_named
+
+            err_console.print(f"not read: {len(report.not_pdf)} file(s) in the folders given are not named *.pdf "
+                              f"({escape(others_named(report.not_pdf))}); a PDF named otherwise is read when passed by its path",
+                              soft_wrap=True)
     for f in report.files:
         if f.status.value in ("failed", "partial"):
             word = "failed" if f.status.value == "failed" else "partly failed"
@@ -89,5 +95,7 @@ def summary_table(report):
         table.add_row("old versions replaced", str(t.removed_versions))
     if t.pruned:
         table.add_row("pruned (file deleted)", str(t.pruned))
+    if t.not_pdf:
+        table.add_row("not *.pdf (not read)", str(t.not_pdf))
     table.add_row("seconds", f"{report.seconds:.1f} ({report.pages_per_second:.0f} pages/s)")
     return table

@@ -24,8 +24,9 @@ from docintel.store.fingerprint import PARSE_CODE, code_fingerprint, parsed_by_o
 Progress = Callable[[str, int, int], None]
 
 
-def discover(paths: Sequence[Path | str], known: Sequence[str] = ()) -> list[Path]:
-    """PDF files under ``paths``: folders walked recursively (*.pdf, any case), files as given.
+def discover(paths: Sequence[Path | str], known: Sequence[str] = ()) -> tuple[list[Path], list[Path]]:
+    """(PDF files under ``paths``, the other files their folders hold): folders walked recursively
+    (*.pdf, any case; hidden files and folders left out of both), files as given.
 
     ``known`` (paths recorded in the store, for ``--prune``): a missing PATH or one holding no
     PDF is no error when stored documents lie under it (they are about to be pruned).
@@ -33,6 +34,7 @@ def discover(paths: Sequence[Path | str], known: Sequence[str] = ()) -> list[Pat
     if not paths:
         raise UsageError("no PATH given: pass PDF files or folders, e.g. `docintel ingest corpora/`")
     found: dict[Path, None] = {}
+    others: dict[Path, None] = {}
     for raw in paths:
         p = Path(raw).expanduser()
         if not p.exists():
@@ -41,13 +43,21 @@ def discover(paths: Sequence[Path | str], known: Sequence[str] = ()) -> list[Pat
             raise UsageError(f"{raw}: no such file or folder; check the path")
         if p.is_dir():
             for f in sorted(p.rglob("*")):
-                if f.suffix.lower() == ".pdf" and f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts):
-                    found.setdefault(f.resolve(), None)
+                if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts):
+                    (found if f.suffix.lower() == ".pdf" else others).setdefault(f.resolve(), None)
         else:
             found.setdefault(p.resolve(), None)
     if not found and not any(under(k, paths) for k in known):
-        raise UsageError(f"no PDF files found under {', '.join(str(p) for p in paths)}; pass a folder holding *.pdf files")
-    return list(found)
+        held = f" (they hold {len(others)} other file(s), e.g. {others_named(list(others))})" if others else ""
+        raise UsageError(f"no PDF files found under {', '.join(str(p) for p in paths)}{held}; pass a folder holding "
+                         "*.pdf files, or a PDF named otherwise by its path")
+    return list(found), [f for f in others if f not in found]
+
+
+def others_named(files: Sequence[Path | str], n: int = 3) -> str:
+    """The first ``n`` of ``files`` by name, and how many more ("a.txt, b.doc and 4 more")."""
+    names = ", ".join(Path(f).name for f in files[:n])
+    return names + (f" and {len(files) - n} more" if len(files) > n else "")
 
 
 def under(path: str | Path, roots: Sequence[Path | str]) -> bool:
@@ -107,8 +117,8 @@ def run_ingest(paths: Sequence[Path | str], settings: Settings, progress: Progre
     check_store_path(Path(settings.store))
     store = Store(settings.store)
     recorded = [e.get("path") or "" for e in store.manifest()["documents"].values()] if cfg.prune else []
-    files = discover(paths, known=[p for p in recorded if p and not os.path.exists(p)])
-    report = IngestReport(store=str(store.root), workers=cfg.workers, force=cfg.force)
+    files, others = discover(paths, known=[p for p in recorded if p and not os.path.exists(p)])
+    report = IngestReport(store=str(store.root), workers=cfg.workers, force=cfg.force, not_pdf=[str(f) for f in others])
     results: dict[Path, FileResult] = {}
     parsed_by = code_fingerprint(PARSE_CODE)
     with store.lock("ingest"):

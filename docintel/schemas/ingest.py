@@ -61,6 +61,7 @@ class IngestTotals(BaseModel):
     flagged_by_reason: dict[str, int] = Field(default_factory=dict)
     removed_versions: int = Field(0, description="Older versions of changed files removed from the store.")
     pruned: int = Field(0, description="Documents removed by --prune (their file is gone).")
+    not_pdf: int = Field(0, description="Files in the folders given not named *.pdf, not read.")
 
 
 class IngestReport(BaseModel):
@@ -71,6 +72,9 @@ class IngestReport(BaseModel):
     force: bool = False
     files: list[FileResult] = Field(default_factory=list)
     pruned: list[PrunedDocument] = Field(default_factory=list, description="Documents removed by --prune.")
+    not_pdf: list[str] = Field(default_factory=list, description="Files in the folders given that were not read: not "
+                                                                "named *.pdf (hidden files left out). Pass one by its "
+                                                                "path to ingest it.")
     totals: IngestTotals = Field(default_factory=IngestTotals)
     seconds: float = 0.0
     pages_per_second: float = 0.0
@@ -98,6 +102,7 @@ class IngestReport(BaseModel):
             if f.failed:
                 t.failed += 1
         t.pruned = len(self.pruned)
+        t.not_pdf = len(self.not_pdf)
         self.totals = t
         self.exit_code = 1 if t.failed else 0
         self.pages_per_second = round(t.pages / self.seconds, 1) if self.seconds > 0 else 0.0

@@ -41,7 +41,15 @@ def test_no_pdfs_exits_2(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.txt").write_text("x")
     res = ingest(tmp_path / "docs", "--store", tmp_path / "store")
-    assert res.exit_code == 2 and "no PDF files found" in res.stderr
+    assert res.exit_code == 2 and "no PDF files found" in res.stderr and "a.txt" in res.stderr
+
+
+def test_files_not_named_pdf_are_counted_and_named(tmp_path, good_pdfs):
+    (good_pdfs[0].parent / "notes.txt").write_text("x")
+    res = ingest(good_pdfs[0].parent, "--store", tmp_path / "store")
+    assert res.exit_code == 0
+    assert "not *.pdf (not read)" in res.stderr
+    assert "not read: 1 file(s) in the folders given are not named *.pdf (notes.txt)" in " ".join(res.stderr.split())
 
 
 def test_bad_workers_flag_exits_2(tmp_path, good_pdfs):

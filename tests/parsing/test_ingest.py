@@ -185,6 +185,28 @@ def test_missing_path_and_no_pdfs_are_usage_errors(tmp_path):
         run_ingest([tmp_path / "empty"], settings(tmp_path / "store"))
 
 
+def test_files_of_a_folder_not_named_pdf_are_listed_as_not_read(tmp_path, good_pdfs):
+    """A folder ingest reads *.pdf only; what else the folder holds is named in the report (a PDF
+    saved without its extension would otherwise go unread without a word), hidden files are not,
+    and the same file passed by its path is read."""
+    folder = good_pdfs[0].parent
+    (folder / "notes.txt").write_text("x")
+    (folder / "sub").mkdir()
+    misnamed = folder / "sub" / "scan-no-extension"
+    misnamed.write_bytes(good_pdfs[0].read_bytes() + b"\n")  # other content: not a duplicate
+    (folder / ".DS_Store").write_text("x")
+    report = run_ingest([folder], settings(tmp_path / "store"))
+    assert report.exit_code == 0 and report.totals.ingested == 2
+    assert sorted(report.not_pdf) == [str(folder / "notes.txt"), str(misnamed)] and report.totals.not_pdf == 2
+    again = run_ingest([misnamed], settings(tmp_path / "store"))
+    assert again.totals.ingested == 1 and again.not_pdf == []
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "a.txt").write_text("x")
+    with pytest.raises(UsageError, match=r"no PDF files found under .*only \(they hold 1 other file\(s\), e.g. a.txt\)"):
+        run_ingest([only], settings(tmp_path / "store"))
+
+
 @pytest.mark.parametrize("method", [None, "spawn"])
 def test_two_workers_give_the_same_tables(tmp_path, good_pdfs, monkeypatch, method):
     from docintel.parsing import ingest

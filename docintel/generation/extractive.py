@@ -233,6 +233,28 @@ _NOT_TOPIC = frozenset(
     " way ways".split()
 )
 """Words naming the kind of value asked for, not its topic (the bound itself is checked instead)."""
+SUBJECT_IDF = 1.1
+"""A name the question gives ("the Transformer", "WLAN") whose idf among its document's pages is
+below this (ln 3: on about a third of them or more) is what the document is about, not the topic
+of one of its sentences: an answer need not repeat it. A common noun that frequent ("impact
+level" in FIPS 199) still is a topic word."""
+_TITLE_RUN = re.compile(r"(?<=[\w,;)] )[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*")
+
+
+def _part_titles(question: str) -> set[str]:
+    """The lower-cased words of the capitalised runs of ``question`` that name a part of a
+    document by its kind ("the Tax Table", "the Child Tax Credit Worksheet"): where to look,
+    not what the document is about."""
+    from docintel.references.detect import ref_type_of
+
+    out: set[str] = set()
+    for m in _TITLE_RUN.finditer(question):
+        words = m.group(0).split()
+        if len(words) > 1 and any(ref_type_of(w) != RefType.other for w in words):
+            out |= {w.lower() for w in words}
+    return out
+
+
 _THE_DOCUMENT = re.compile(
     r"(?i)\b(?:the|this|that)\s+(guide|guidance|document|publication|standard|report|paper|manual|handbook|notice"
     r"|rule|ad|instructions)\b(?=\s+(?:says?|suggests?|recommends?|requires?|describes?|defines?|states?|tells?"
@@ -1586,16 +1608,20 @@ class ExtractiveGenerator:
         named |= {_stem(m.group(1)) for m in _THE_DOCUMENT.finditer(request.question)}
         verbs = _verb_like(request.question)
         premise = _premise(parsed)  # "... unlocked with a biometric instead of a PIN. What ...?": a scene, not the topic
+        names = names_in(request.question)
+        parts = _part_titles(request.question)
         cands: dict[str, str] = {}
         for k in parsed.keywords:
             st = _stem(k)
             if st in named or st in premise or k == parsed.focus or k in _LOW_VALUE or k in _NOT_TOPIC or k in verbs or _NUM.search(k) or k in _NUMBER_WORDS:
                 continue
+            if parsed.weights.get(k, SUBJECT_IDF) < SUBJECT_IDF and k not in parts \
+                    and (k in names or k.upper() in acronyms_in(request.question, 2)):
+                continue  # what the whole document is about ("Which optimizer was used to train the Transformer?")
             cands.setdefault(st, k)
         # a qualifier of a keyword the evidence does hold ("extra requirements" when it says
         # "additional requirements") is not required word for word
-        toks = tokens_of(request.question)
-        names = names_in(request.question)  # a name ("the Partial tier") is never a qualifier
+        toks = tokens_of(request.question)  # a name ("the Partial tier") is never a qualifier
         for i, t in enumerate(toks[:-1]):
             if _stem(t) in cands and t not in names and _holds(have, _stem(toks[i + 1])) and _stem(toks[i + 1]) in weights:
                 cands.pop(_stem(t), None)

@@ -249,6 +249,33 @@ def test_a_name_the_document_never_uses_leaves_the_answer_partial(unused, comple
     assert ("never mentions 'Germany'" in out.answer) != complete
 
 
+@pytest.mark.parametrize("name, idf, complete", [("Transformer", 0.76, True), ("Transformer", 2.0, False),
+                                                  ("transformer", 0.76, False)])
+def test_a_name_on_a_third_of_its_documents_pages_is_its_subject_not_a_topic_word(name, idf, complete):
+    """"Which optimizer was used to train the Transformer?": the asked-for noun is answered by
+    naming it (Adam), and "Transformer", on 7 of the paper's 15 pages (idf 0.76 among them),
+    is the name of what the paper is about: its optimizer sentence need not repeat it. A name
+    that rare in its document (idf 2.0) is the topic, and so is a common noun however frequent
+    ("impact level" in FIPS 199): a sentence without it does not answer."""
+    q = f"Which optimizer was used to train the {name}?"
+    p = _passage(["We used the Adam optimizer with beta1 = 0.9, beta2 = 0.98 and epsilon = 10^-9."])
+    out = _generate(q, [p], {"optimizer": 1.52, "used": 0.25, "train": 0.52, "transformer": idf})
+    assert (out.answer_completeness == Completeness.complete) == complete, out.answer
+    assert ("does not mention 'transformer'" in out.answer) != complete
+
+
+def test_the_title_of_a_part_is_where_to_look_not_the_documents_subject():
+    """"What is my tax from the Tax Table?": "Tax" and "Table" are on most of the 1040NR's pages
+    and capitalised, but they name a part of it (a title holding a part's kind), not what it is
+    about: the schedules on p47 ("use the Tax Rate Schedules") do not answer."""
+    q = "My taxable income on line 40 is $25,320 and I am single. What is my tax from the Tax Table?"
+    p = _passage(["Single taxpayers with taxable income on line 40 of $25,320 figure their tax with the Tax Rate "
+                  "Schedules."], page=47, page_label="47")
+    out = _generate(q, [p], {"taxable": 0.91, "income": 0.36, "line": 0.09, "40": 1.01, "25,320": 1.6, "single": 1.07,
+                             "tax": 0.01, "table": 0.86})
+    assert out.answer_completeness == Completeness.partial and "does not mention 'table'" in out.answer, out.answer
+
+
 @pytest.mark.parametrize("unused, complete", [(["residual"], False), ([], True)])
 def test_a_term_the_document_never_uses_is_not_defined_by_it(unused, complete):
     """FIPS 199 never says "residual": "What is residual risk according to FIPS 199?" was

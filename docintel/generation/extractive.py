@@ -798,6 +798,23 @@ def _subsections(best: list[_Sentence], sents: list[_Sentence]) -> list[_Sentenc
     return out
 
 
+def _table_notes(top: list[_Sentence], sents: list[_Sentence]) -> list[_Sentence]:
+    """The "Notes:" row of each table a quoted row belongs to, as context: a note qualifies every
+    row of its table (SP 800-88's Table A-1: "Destroy microforms ... by burning." and "Notes: When
+    material is burned, residue must be reduced to white ash.")."""
+    def table_of(s: _Sentence) -> tuple | None:
+        ln = next((ln for ln in s.passage.lines if ln.kind == "table_row" and ln.line_num == s.line_nums[0]), None)
+        return (s.passage.doc_id, s.passage.page, ln.object_key) if ln is not None and ln.object_key else None
+
+    tables = {table_of(s) for s in top if s.is_row and not s.is_header} - {None}
+    out = []
+    for t in sents:
+        if t.is_row and re.match(r"(?i)notes?\s*:", t.text) and table_of(t) in tables and all(t is not u for u in top):
+            t.context = True
+            out.append(t)
+    return out
+
+
 def _is_tabular(p: Passage) -> bool:
     """A target to read as a table or a drawing (rows, labels) rather than as sentences: one with
     figure labels, or rows that are a table (``MIN_TABLE_ROWS`` of them, most of its lines, or
@@ -2076,6 +2093,7 @@ class ExtractiveGenerator:
             for u in more:
                 u.context = u.context or t.context
             top += more
+        top += _table_notes(top, sents)
         _answering_context(top, request)
         return self._section_quote(group, top, sents)
 

@@ -459,6 +459,34 @@ def test_the_same_sentence_on_two_pages_is_read_on_the_page_ranked_first():
     assert {c.page for c in out.citations} == {20}, out.citations
 
 
+def test_a_quoted_rows_table_brings_its_notes_row():
+    """SP 800-88's Table A-1 (p35): "Destroy microforms (microfilm, microfiche, ...) by burning."
+    was quoted for "how are we supposed to destroy the microfiche?", without the table's
+    "Notes: When material is burned, residue must be reduced to white ash.", which qualifies
+    every row of it. A quoted row's table now brings its Notes row, as context; another table's
+    notes stay out."""
+    from docintel.generation.extractive import _read, _table_notes
+
+    def row(n, key, value, table):
+        return PassageLine(line_num=n, text=f"{key} | {value}", kind="table_row", row_key=key, object_key=table,
+                           cells=[Cell(header="", value=key), Cell(header="", value=value)])
+
+    lines = [PassageLine(line_num=1, text="Hard copy storage is the physical representation of information."),
+             row(1, "Destroy:", "Destroy microforms (microfilm, microfiche, or other reduced image photo negatives) by "
+                                "burning.", "table:A-1"),
+             row(2, "Notes:", "When material is burned, residue must be reduced to white ash.", "table:A-1"),
+             row(3, "Clear:", "Perform a full manufacturer's reset to reset the router.", "table:A-2"),
+             row(4, "Notes:", "Verification must be performed for each technique.", "table:A-2")]
+    p = _passage([], lines=lines, line_end=4, parsing_method="pymupdf_tables")
+    sents = _read([p])
+    destroy = next(s for s in sents if s.text.startswith("Destroy:"))
+    notes = _table_notes([destroy], sents)
+    assert [t.text for t in notes] == ["Notes: When material is burned, residue must be reduced to white ash."]
+    assert notes[0].context
+    prose = next(s for s in sents if not s.is_row)
+    assert _table_notes([prose], sents) == []
+
+
 def test_a_row_is_named_by_its_column_and_number():
     """SP 800-63B Section 7.2, followed for "How often should a session at AAL1 be
     reauthenticated, and what does the subscriber need to present to reauthenticate?": its Table

@@ -243,8 +243,8 @@ _TITLE_RUN = re.compile(r"(?<=[\w,;)] )[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*")
 
 def _part_titles(question: str) -> set[str]:
     """The lower-cased words of the capitalised runs of ``question`` that name a part of a
-    document by its kind ("the Tax Table", "the Child Tax Credit Worksheet"): where to look,
-    not what the document is about."""
+    document by a kind the pointer detector knows ("the Tax Table", "the Verify Methods
+    Section"): where to look, not what the document is about."""
     from docintel.references.detect import ref_type_of
 
     out: set[str] = set()

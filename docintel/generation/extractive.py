@@ -798,12 +798,20 @@ def _subsections(best: list[_Sentence], sents: list[_Sentence]) -> list[_Sentenc
     return out
 
 
+def _row_line(s: _Sentence) -> PassageLine | None:
+    """The table-row line a row sentence was read from (a passage mixing parses numbers its text
+    lines and its table rows each from 1: line 1 may be both)."""
+    if not s.is_row:
+        return None
+    return next((ln for ln in s.passage.lines if ln.kind == "table_row" and ln.line_num == s.line_nums[0]), None)
+
+
 def _table_notes(top: list[_Sentence], sents: list[_Sentence]) -> list[_Sentence]:
     """The "Notes:" row of each table a quoted row belongs to, as context: a note qualifies every
     row of its table (SP 800-88's Table A-1: "Destroy microforms ... by burning." and "Notes: When
     material is burned, residue must be reduced to white ash.")."""
     def table_of(s: _Sentence) -> tuple | None:
-        ln = next((ln for ln in s.passage.lines if ln.kind == "table_row" and ln.line_num == s.line_nums[0]), None)
+        ln = _row_line(s)
         return (s.passage.doc_id, s.passage.page, ln.object_key) if ln is not None and ln.object_key else None
 
     tables = {table_of(s) for s in top if s.is_row and not s.is_header} - {None}
@@ -1576,7 +1584,7 @@ class ExtractiveGenerator:
         says "external ... hard drives" and "Clear" once."""
         if not best.is_row or best.is_header:
             return None
-        line = next((ln for ln in best.passage.lines if ln.line_num == best.line_nums[0]), None)
+        line = _row_line(best)
         if line is None or not line.object_key:
             return None
         rows = [ln for ln in best.passage.lines if ln.kind == "table_row" and ln.object_key == line.object_key

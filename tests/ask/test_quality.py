@@ -437,6 +437,13 @@ def test_the_row_an_ask_names_answers_on_a_retrieved_page_as_on_a_followed_one()
     out = _generate("We want to get rid of some external USB hard drives of the organization. How should we destroy them?", [p],
                     {**w, "clear": 0.0, "destroy": 1.5})
     assert '"Destroy: Shred' in out.answer and '"Clear:' not in out.answer, out.answer
+    # a passage mixing parses numbers its text lines and its rows each from 1: the Notes row's
+    # line number is also a text line's, and the row is still found as a row of Table A-6
+    mixed = p.model_copy(update={"lines": [PassageLine(line_num=4, text="Table A-6 lists external drives.")] + lines,
+                                 "parsing_method": "pymupdf_tables+pymupdf"})
+    out = _generate("We want to reuse some external USB hard drives inside the organization. How should we clear them?",
+                    [mixed], w)
+    assert out.answer.index('"Clear: Overwrite media') < out.answer.index("Notes: Verification"), out.answer
 
 
 def test_the_same_sentence_on_two_pages_is_read_on_the_page_ranked_first():

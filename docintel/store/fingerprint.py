@@ -12,10 +12,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-PARSE_CODE = ("parsing", "glyphs.py", "text.py", "schemas/tables.py")
+PARSE_CODE = ("parsing", "glyphs.py", "schemas/tables.py")
 """What ingest and escalate write a document's rows with: the parsers (the deeper methods too),
-the symbol-font glyphs and word helpers they read lines with, and the table schemas."""
-STORE_CODE = PARSE_CODE + ("store", "retrieval/index.py")
+the symbol-font glyphs they read lines with, and the table schemas: every module the parsers
+import but the store they write to, their settings, errors and reports. The word helpers the
+questions are read with (``docintel.text``) are not parse code: changing how a question's words
+are stemmed leaves every stored document's rows as they were."""
+STORE_CODE = PARSE_CODE + ("store", "retrieval/index.py", "text.py")
 """What an eval store holds: the parsed rows, the store, and the search index (which reads
 bracket table rows with ``text.bracket_ranges``)."""
 

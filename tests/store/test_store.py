@@ -279,3 +279,51 @@ def test_a_span_cut_from_a_long_table_keeps_its_header_rows():
     prose = combine(pd.DataFrame([_line(5, n, f"prose {n}") for n in range(1, 9)]), pd.DataFrame(
         [{"page_num": 5, "parsing_method": "pymupdf", "coverage": "page", "error": None}]))
     assert list(span_rows(prose, 3, 4)["text"]) == ["prose 3", "prose 4"]
+
+
+def _imported_by(package: str) -> set[str]:
+    """The docintel modules ``package``'s modules import, at the top or inside a function,
+    followed through what those import in turn (a package's ``__init__`` counts when a module
+    inside it is imported)."""
+    import ast
+    from pathlib import Path
+
+    import docintel
+
+    root = Path(docintel.__file__).parent
+    files = {".".join(("docintel", *f.relative_to(root).with_suffix("").parts)).removesuffix(".__init__"): f
+             for f in root.rglob("*.py")}
+    todo, seen = [m for m in files if m == package or m.startswith(package + ".")], set()
+    while todo:
+        mod = todo.pop()
+        if mod in seen:
+            continue
+        seen.add(mod)
+        for node in ast.walk(ast.parse(files[mod].read_text())):
+            names = ([node.module] + [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom)
+                     and node.module else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            for name in names:
+                parts = name.split(".")
+                todo += [p for p in (".".join(parts[:i]) for i in range(1, len(parts) + 1)) if p in files]
+    return seen
+
+
+def test_parse_code_is_what_the_parsers_import():
+    """A document records the hash of the code that parsed it (``parsed_by``), and ingest reports
+    every stored document another hash wrote as 'parsed by older code', to be re-parsed with
+    --force. So the hash must cover every module the parsers import (a changed glyph table reads
+    pages differently) and nothing else: the word helpers questions are read with
+    (``docintel.text``) were hashed too, so changing how a question's words are stemmed called
+    every stored document stale though no row would change. The store the parsers write to, their
+    settings, errors and report schemas decide no row's content."""
+    import docintel
+    from docintel.store.fingerprint import PARSE_CODE, STORE_CODE, code_files
+
+    root = __import__("pathlib").Path(docintel.__file__).parent
+    hashed = {".".join(("docintel", *f.relative_to(root).with_suffix("").parts)).removesuffix(".__init__")
+              for f in code_files(PARSE_CODE)}
+    not_rows = {"docintel", "docintel.errors", "docintel.settings", "docintel.schemas", "docintel.schemas.ingest",
+                "docintel.schemas.escalate"}
+    imported = {m for m in _imported_by("docintel.parsing") if not m.startswith("docintel.store")} - not_rows
+    assert imported == hashed
+    assert "docintel.text" not in hashed and "text.py" in STORE_CODE  # the index reads table rows with it

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import multiprocessing as mp
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
+import docintel
 from docintel.errors import EmptyStoreError, StoreLockedError, UnknownDocumentError
 from docintel.schemas.tables import TABLES, to_arrow
 from docintel.store import Store
@@ -281,18 +284,17 @@ def test_a_span_cut_from_a_long_table_keeps_its_header_rows():
     assert list(span_rows(prose, 3, 4)["text"]) == ["prose 3", "prose 4"]
 
 
+def _module(f: Path) -> str:
+    """The dotted name of docintel's source file ``f`` ("docintel.store" for its ``__init__``)."""
+    root = Path(docintel.__file__).parent
+    return ".".join(("docintel", *f.relative_to(root).with_suffix("").parts)).removesuffix(".__init__")
+
+
 def _imported_by(package: str) -> set[str]:
     """The docintel modules ``package``'s modules import, at the top or inside a function,
     followed through what those import in turn (a package's ``__init__`` counts when a module
     inside it is imported)."""
-    import ast
-    from pathlib import Path
-
-    import docintel
-
-    root = Path(docintel.__file__).parent
-    files = {".".join(("docintel", *f.relative_to(root).with_suffix("").parts)).removesuffix(".__init__"): f
-             for f in root.rglob("*.py")}
+    files = {_module(f): f for f in Path(docintel.__file__).parent.rglob("*.py")}
     todo, seen = [m for m in files if m == package or m.startswith(package + ".")], set()
     while todo:
         mod = todo.pop()
@@ -316,12 +318,9 @@ def test_parse_code_is_what_the_parsers_import():
     (``docintel.text``) were hashed too, so changing how a question's words are stemmed called
     every stored document stale though no row would change. The store the parsers write to, their
     settings, errors and report schemas decide no row's content."""
-    import docintel
     from docintel.store.fingerprint import PARSE_CODE, STORE_CODE, code_files
 
-    root = __import__("pathlib").Path(docintel.__file__).parent
-    hashed = {".".join(("docintel", *f.relative_to(root).with_suffix("").parts)).removesuffix(".__init__")
-              for f in code_files(PARSE_CODE)}
+    hashed = {_module(f) for f in code_files(PARSE_CODE)}
     not_rows = {"docintel", "docintel.errors", "docintel.settings", "docintel.schemas", "docintel.schemas.ingest",
                 "docintel.schemas.escalate"}
     imported = {m for m in _imported_by("docintel.parsing") if not m.startswith("docintel.store")} - not_rows

@@ -538,8 +538,10 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     mentions a part on one of the PREMISE_TARGETS pages the asked part alone matches best, and is
     not itself the asked part's best page; (None, "") otherwise (no premise, or no such pointer).
     The page is the one the whole premise matches best (``follow_premise_pointer``), else the one
-    its sentences reporting what the document says match best (``follow_reported_pointer``); two
-    pages when the second scores within ``NEAR_TIE`` of the first, in the same document."""
+    its sentences reporting what the document says match best (``follow_reported_pointer``), that
+    one first when the two rankings hold the same two pages first, each the other way round
+    (:func:`_swapped`); two pages when the second scores within ``NEAR_TIE`` of the first, in the
+    same document."""
     if not parsed.premise or not parsed.asked:
         return None, ""
     from docintel.questions import parse_question
@@ -556,10 +558,18 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     report = reported(parsed.premise)
     queries = [(parsed.premise, "follow_premise_pointer")] + ([(report, "follow_reported_pointer")]
                                                               if report and report != parsed.premise else [])
-    seen: set[tuple] = set()
+    ranked = []
     for query, how in queries:
         said = parse_question(query, _named_pointers)
-        premise_passages, premise_cands, _, _ = retrieve(store, said, doc_ids, top_k=1)
+        ranked.append((query, how, said, *retrieve(store, said, doc_ids, top_k=1)[:2]))
+    if len(ranked) == 2 and _swapped(ranked[0][4], ranked[1][4]):
+        # two like pages, and the scene prefers one, the report the other: what the document is
+        # reported to say tells them apart ("SP 800-63B's AAL3 section says the verifier has to
+        # confirm the biometric sensor ... meet performance requirements given elsewhere", with
+        # a fingerprint-unlocked smart card for a scene: AAL3's page, not AAL2's like sentence)
+        ranked.reverse()
+    seen: set[tuple] = set()
+    for query, how, said, premise_passages, premise_cands in ranked:
         if _near_tie(premise_cands, 1):
             # the page the premise describes is a coin toss between two: read both
             premise_passages = retrieve(store, said, doc_ids, top_k=2)[0]
@@ -578,6 +588,14 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
         if best:
             return (premise_passages, best), how
     return None, ""
+
+
+def _swapped(one: list[Any], other: list[Any]) -> bool:
+    """Whether two rankings (candidates) put the same two pages first, in opposite order."""
+    def top(cands: list[Any]) -> list[tuple]:
+        return [(c.doc_id, c.page_num) for c in cands[:2]]
+
+    return len(one) > 1 and len(other) > 1 and top(one) == top(other)[::-1]
 
 
 def _described_mention(passages: list[Any], mentions: list[Any], premise: Any, sent_for: str) -> list[PendingReference]:

@@ -593,3 +593,27 @@ def test_a_list_question_naming_a_table_is_answered_by_the_row_it_singles_out(sp
     assert "Reauthentication" not in out["answer"] and out["answer_completeness"] == "complete"
     whole = ask(sp80063b_store.store, "What usability considerations does Table 10-1 list?")
     assert "Unmasked text entry: Look-up Secrets \u2b25" in whole["answer"] and "Form-factor constraints" in whole["answer"]
+
+
+def test_a_premise_whose_scene_and_report_prefer_two_like_pages_the_other_way_round_goes_by_the_report(
+        sp80063b_store, tmp_path):
+    """SP 800-63B has the same biometric sentence under AAL2 (p18: "... the performance
+    requirements stated in Section 5.2.3 SHALL be met, and the verifier SHOULD make a
+    determination that the biometric sensor and subsequent processing meet these requirements")
+    and AAL3 (p20: "When a biometric factor is used in authentication at AAL3, the verifier SHALL
+    make a determination ..."). The whole premise, a fingerprint-unlocked smart card, ranks p18
+    then p20; what it reports of the AAL3 section ranks p20 then p18. The report decides: the
+    answer leaves from AAL3's sentence for Section 5.2.3's false match rate."""
+    import json
+
+    trace = tmp_path / "trace.json"
+    out = ask(sp80063b_store.store,
+              "Our AAL3 authenticator is a multi-factor smart card unlocked by a fingerprint. SP 800-63B's AAL3 "
+              "section says the verifier has to confirm the biometric sensor and processing meet performance "
+              "requirements given elsewhere. What false match rate must the biometric system achieve?",
+              **{"ask__trace": trace})
+    got = json.loads(trace.read_text())
+    assert got["follow_reported_pointer"]["pointer"] == "Section 5.2.3" and "follow_premise_pointer" not in got
+    assert {c["page"] for c in out["citations"] if c["retrieved_via"] == "primary"} == {20}
+    assert "at AAL3, the verifier SHALL make a determination" in out["answer"]
+    assert "1 in 1000" in out["answer"] and out["answer_completeness"] == "complete"

@@ -88,13 +88,13 @@ def folded(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def stems(text: str) -> set[str]:
+def stems(text: str, parts: bool = True) -> set[str]:
     """Stems of the words of ``text``; a hyphenated or underscored word also gives its parts
-    ("work-arounds", "d_model")."""
+    ("work-arounds", "d_model") unless ``parts`` is False."""
     out = set()
     for w in WORD.findall(text):
         out.add(stem(w))
-        if "-" in w or "_" in w:
+        if parts and ("-" in w or "_" in w):
             out.update(stem(part) for part in re.split(r"[-_]", w) if part)
     return out
 

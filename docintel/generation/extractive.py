@@ -256,14 +256,16 @@ def _part_titles(question: str) -> set[str]:
 
 
 _THE_DOCUMENT = re.compile(
-    r"(?i)\b(?:the|this|that)\s+(guide|guidance|document|publication|standard|report|paper|manual|handbook|notice"
+    r"(?i)\b(?:the|this|that)\s+(?:[A-Za-z][A-Za-z\-]*\s+){0,2}?(guide|guidance|document|publication|standard|report|paper|manual|handbook|notice"
     r"|rule|ad|instructions)\b(?=\s+(?:says?|suggests?|recommends?|requires?|describes?|defines?|states?|tells?"
     r"|means?|covers?|lists?|advises?|gives?|provides?|mentions?|discuss(?:es)?|includes?|contains?|shows?|offers?"
     r"|explains?)\b|\s*[?,.;])"
 )
 """The document itself, named by its kind ("What does the guide say about ...?", "according to
-this standard, ...", "What attacks does the document give as examples?"): the asked-about
-document, not a topic an answer must mention."""
+this standard, ...", "What attacks does the document give as examples?"), after at most two
+words that qualify it ("Which variants does the legacy WLAN guide describe?"; a number names a
+part: "the line 41 instructions"): the asked-about document, not a topic an answer must
+mention."""
 _CARDINALS = frozenset("one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty sixty ninety hundred"
                        " thousand million".split())
 _NUMBER_WORDS = _CARDINALS | {"first", "second", "third"}
@@ -1666,12 +1668,16 @@ class ExtractiveGenerator:
         q = (request.parsed.asked or request.question).lower()  # "at least" in a premise asks for no bound
         bare = _POINTER_ID.sub(" ", evidence)
         # a term named by its initials is named ("three APs" for "access points")
-        have = _stems(evidence) | _kind_stems(q, bare) | named_by_initials(evidence, initials_of(tuple(request.parsed.terms)), 2) \
-            | unit_stems(bare)
+        named = _kind_stems(q, bare) | named_by_initials(evidence, initials_of(tuple(request.parsed.terms)), 2) | unit_stems(bare)
+        have = _stems(evidence) | named
+        # a focus word only as a part of a hyphenated compound is not mentioned: "system-level
+        # information" says nothing of the "potential impact levels" FIPS 199 asks about (a word
+        # it is written into is: a "sublimit" is a limit)
+        whole = _stems(evidence, parts=False) | named
         low = evidence.lower()
         gaps = []
         missing = [k for st, k in (self._focus_terms(weights, request, have) if topic else {}).items()
-                   if not _holds(have, st) and k.lower() not in low
+                   if not _holds(whole, st) and not re.search(rf"(?<!-){re.escape(k.lower())}(?!-)", low)
                    and not (k.upper() in acronyms_in(request.question, 2) and spells_out(k, evidence))]
         # each aspect asked side by side ("from human resources, ..., and from facilities")
         # must be answered by one of its words

@@ -124,6 +124,17 @@ def nist_store(tmp_path_factory, shared_corpora):
 
 
 @pytest.fixture(scope="session")
+def fips199_store(tmp_path_factory, shared_corpora):
+    """FIPS 199 alone (its words weighed among its own ten pages)."""
+    from docintel import api
+    from docintel.settings import Settings
+
+    root = tmp_path_factory.mktemp("fips199") / "store"
+    api.ingest([shared_corpora / "nist" / "NIST.FIPS.199.pdf"], Settings.load(env={}, store=root, quiet=True))
+    return root
+
+
+@pytest.fixture(scope="session")
 def sp80040_store(tmp_path_factory, shared_corpora):
     """SP 800-40r3 alone (27 pages): its summary of recommendations lists one pointer per line."""
     from docintel import api

@@ -18,6 +18,16 @@ def refs(out):
     return [c for c in out["citations"] if c["retrieved_via"] == "reference"]
 
 
+def test_the_impact_levels_are_not_answered_by_an_example_that_says_system_level(fips199_store):
+    """FIPS 199 alone: "What are the potential impact levels?" ranked first p9's SCADA example,
+    whose "system-level information" held the word "levels", and quoted it as complete. The
+    example names no level, so it is partial, and the runner-up page read after it, p6, holds
+    "FIPS Publication 199 defines three levels of potential impact ..."."""
+    out = ask(fips199_store, "What are the potential impact levels in FIPS 199?")
+    assert "defines three levels of potential impact" in out["answer"], out["answer"]
+    assert out["answer_completeness"] == "complete" and 6 in {c["page"] for c in out["citations"]}
+
+
 def test_section_pointer_sp800_61(nist_store):
     out = ask(nist_store, "How long should incident handling records be kept?")
     assert out["passes"] == 2 and out["verdict"] == "return_to_user"

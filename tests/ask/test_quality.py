@@ -57,6 +57,30 @@ def test_topic_word_missing_from_evidence_is_partial():
     assert "does not mention 'difference'" in out.answer
 
 
+def test_a_topic_word_only_inside_a_compound_is_not_mentioned():
+    """FIPS 199 p9 (on a store holding FIPS 199 alone), for "What are the potential impact levels
+    in FIPS 199?": the SCADA example's "... the unauthorized disclosure of system-level
+    information" says nothing of impact levels, yet "system-level" gave the stem of "levels" and
+    the example was quoted as `complete`. Named on its own, the word is mentioned."""
+    weights = {"potential": 0.62, "impact": 0.62, "levels": 0.93, "fips": 0.04, "199": 0.04}
+    q = "What are the potential impact levels in FIPS 199?"
+    example = ("The management at the power plant chooses to increase the potential impact from a loss of "
+               "confidentiality from low to moderate reflecting a more realistic view of the potential impact on the "
+               "information system should there be a security breach due to the unauthorized disclosure of "
+               "system-level information or processing functions.")
+    out = _generate(q, [_passage([example])], weights)
+    assert out.answer_completeness == Completeness.partial
+    assert "does not mention 'levels'" in out.answer
+    # ... nor is "level", though "system-level" holds it letter for letter
+    out = _generate("What is the potential impact level?", [_passage([example])],
+                    {"potential": 0.62, "impact": 0.62, "level": 0.93})
+    assert "does not mention 'level'" in out.answer and out.answer_completeness == Completeness.partial
+    levels = ("FIPS Publication 199 defines three levels of potential impact on organizations or individuals should "
+              "there be a breach of security (i.e., a loss of confidentiality, integrity, or availability).")
+    out = _generate(q, [_passage([levels])], weights)
+    assert out.answer_completeness == Completeness.complete, out.answer
+
+
 def test_the_number_of_a_document_named_in_the_question_is_not_asked_for():
     """SP 800-88 p23: "SP 800-88 says one of its sections covers roles ... Whose job is it to
     advise us on that?" names the document by its number; no sentence of it holds "800" or "88",
@@ -210,6 +234,12 @@ def test_yet_says_when_not_what():
      ["The IEEE 802.11 standards: 802.11a, a physical layer standard that operates in the 5 GHz UNII radio band;",
       "802.11b, a physical layer standard in the 2.4 GHz ISM radio band."],
      {"ieee": 1.0, "802.11": 1.0, "variants": 1.2, "describe": 0.3, "guide": 0.3}),
+    # ... also named with words that qualify it ("the legacy WLAN guide", heldout's SP 800-48
+    # question, complete only because a URL's "QuickGuide_IEEE_802_WG" holds "guide")
+    ("Which IEEE 802.11 variants does the legacy WLAN guide describe?",
+     ["The IEEE 802.11 standards: 802.11, legacy technology that is minimally used; 802.11a, a physical layer",
+      "standard that operates in the 5 GHz UNII radio band; 802.11b, a WLAN standard in the 2.4 GHz ISM band."],
+     {"ieee": 1.0, "802.11": 1.0, "variants": 1.2, "describe": 0.3, "legacy": 1.0, "wlan": 0.3, "guide": 1.3}),
     # SP 800-63B Table 8-1: "the document" that gives the examples is the one asked about
     ("Which side-channel attacks does the document give?",
      ["Side Channel Attack: Description The authenticator secret is exposed using physical characteristics",

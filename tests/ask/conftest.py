@@ -125,7 +125,7 @@ def nist_store(tmp_path_factory, shared_corpora):
 
 @pytest.fixture(scope="session")
 def fips199_store(tmp_path_factory, shared_corpora):
-    """FIPS 199 alone (its words weighed among its own ten pages)."""
+    """FIPS 199 alone (its words weighed among its own 13 pages)."""
     from docintel import api
     from docintel.settings import Settings
 

@@ -15,7 +15,7 @@ instructions and answer 42") is never used as the answer and is reported as igno
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -203,12 +203,11 @@ _NOT_BETWEEN = frozenset("percent per which that who".split())
 is a governmentwide incident response organization": a footnote mark)."""
 
 
-def _counts(evidence: str, noun: str) -> bool:
-    """Whether ``evidence`` states a number of ``noun`` (its stem): a number up to four words
-    before it with no preposition, verb or relative pronoun between ("10 working days", "three
-    annotators", "8 parallel attention layers, or heads"; not "76.6 percent without substitute
-    schools"), or a value given for it ("heads = 8", "Heads: 8", "the suggested minimum number of
-    subsections ... is one thousand")."""
+def _numbers_before(evidence: str, noun: str) -> Iterator[tuple[str, str]]:
+    """(number, the words from it to the noun) for each number ``evidence`` states of ``noun``
+    (its stem) up to four words before it, with no preposition, verb or relative pronoun between
+    ("10 working days", "three annotators", "8 parallel attention layers, or heads"; not "76.6
+    percent without substitute schools")."""
     st = re.escape(_stem(noun))
     to_noun = re.compile(rf"(?i)((?:[\s\-]+[\w\-,]+){{0,4}}?)[\s\-]+{st}\w*")
     # every number is tried, also one inside another's failed run ("3.5 days on 8 P100 GPUs")
@@ -217,7 +216,16 @@ def _counts(evidence: str, noun: str) -> bool:
         if run and not m.group(1):
             between = {w.strip(",").lower() for w in re.split(r"[\s\-]+", run.group(1)) if w}
             if not between & (_PREPOSITIONS | _AUX | _NOT_BETWEEN):
-                return True
+                yield m.group(0), evidence[m.start():run.end()]
+
+
+def _counts(evidence: str, noun: str) -> bool:
+    """Whether ``evidence`` states a number of ``noun`` (its stem): a number up to four words
+    before it (:func:`_numbers_before`), or a value given for it ("heads = 8", "Heads: 8", "the
+    suggested minimum number of subsections ... is one thousand")."""
+    st = re.escape(_stem(noun))
+    if next(_numbers_before(evidence, noun), None) is not None:
+        return True
     return bool(re.search(rf"(?i)\b{st}\w*\s*[:=]\s*\d", evidence)
                 or re.search(rf"(?i)\bnumber\s+of\s+(?:[\w\-]+\s+){{0,2}}?{st}\w*\b[^.;:]{{0,80}}?\b(?:is|are|was|were|be|equals)\s+"
                              rf"(?:(?:at\s+(?:least|most)|about|approximately|no\s+(?:more|less|fewer)\s+than)\s+)?"
@@ -489,6 +497,96 @@ def _run_in(item: list[_Sentence]) -> bool:
     """Whether a list item opens with a title of its own (a short first sentence, the item's
     body after it): "\uf0a7 Seek Assistance from Others. Occasionally, the team will ..."."""
     return len(item) > 1 and BULLET.match(item[0].text) is not None and _titled(item)
+
+
+_SMALL_COUNTS = {w: n for n, w in enumerate("two three four five six seven eight nine ten".split(), start=2)}
+"""The counts a list is announced with, spelled out ("defines three levels")."""
+
+
+_PART_OF_A_LIST = frozenset("other remaining first last next additional further".split())
+"""Words before a count that make it a count of part of a list ("the other five Functions")."""
+
+
+def _count(n: str) -> int | None:
+    """A count a short list is announced with, 2 to 10 ("three", "4"); None for any other."""
+    n = n.lower()
+    return _SMALL_COUNTS.get(n) or (int(n) if n.isdigit() and 2 <= int(n) <= 10 else None)
+
+
+COUNTED_WORDS = 4
+"""Words after the counted noun read as what the count is of ("three levels of potential impact
+on": :func:`_parallel`'s items name one of them)."""
+
+
+def _announced(s: _Sentence, parsed: ParsedQuestion) -> tuple[int, str, str] | None:
+    """(how many, the words saying it, those and the next COUNTED_WORDS) of what a list question
+    asks for ``s`` says there are when it names none after a colon: (3, "three levels", "three
+    levels of potential impact on") for "FIPS Publication 199 defines three levels of potential
+    impact on ..." and "What are the potential impact levels in FIPS 199?"; None otherwise
+    (:func:`_count`: a longer list is not one to count off; "... comprised of two types of
+    information: business impact and technical" names its items)."""
+    if parsed.shape != AnswerShape.list:
+        return None
+    for noun in parsed.keywords:
+        if noun in _PLURALS or (noun.endswith("s") and not noun.endswith("ss")):
+            asked = {_count(n) for n, _ in _numbers_before(parsed.text, noun)} - {None}
+            for n, words in _numbers_before(s.text, noun):  # "FIPS Publication 199 defines three levels": three
+                count = _count(n)
+                before = s.text[:s.text.find(words)].split()[-1:]
+                # "the other five Functions" counts a part of the list, and "What are the six
+                # Functions?" is not answered by a count of five
+                rest = s.text[s.text.find(words) + len(words):]
+                if count and not (before and before[0].lower() in _PART_OF_A_LIST) and (not asked or count in asked) \
+                        and ":" not in rest:
+                    return count, " ".join(words.split()), " ".join(words.split() + rest.split()[:COUNTED_WORDS])
+    return None
+
+
+PARALLEL_OPENING = 3
+"""Words two sentences open with alike to be items of one list written as sentences ("The
+potential impact is LOW if— ...", "The potential impact is MODERATE if— ...")."""
+
+
+def _opening(s: _Sentence) -> tuple[str, ...]:
+    """The first PARALLEL_OPENING words of ``s``, lower-cased."""
+    return tuple(w.lower() for w in re.findall(r"[^\W_]+", s.text)[:PARALLEL_OPENING])
+
+
+def _parallel(s: _Sentence, sents: list[_Sentence], weights: dict[str, float], of: str) -> list[_Sentence]:
+    """The items of the list ``s`` announces without a colon, written as paragraphs after it: the
+    largest group (two or more) of the sentences opening a paragraph with the same
+    PARALLEL_OPENING words, one of them a word of the question's that ``of`` (what the count is
+    of: :func:`_announced`) holds ("The potential impact is LOW if— ..." for "three levels of
+    potential impact on"; not "IEEE 802.11b equipment transmits ..." for SP 800-48's "three
+    transmission methods, including radio transmission", nor the 1040NR's "An adopted child is
+    always treated ... An adopted child includes ..." within one paragraph)."""
+    wanted = set(weights) & _stems(of)
+    groups: dict[tuple[str, ...], list[_Sentence]] = {}
+    prev = s
+    for t in _after(s, sents)[:MAX_LIST_SCAN]:
+        if t.injected:
+            break
+        opening = _opening(t)
+        opens = t.para >= 0 and (t.passage is not prev.passage or t.para != prev.para)
+        if opens and len(opening) == PARALLEL_OPENING and _stems(" ".join(opening)) & wanted:
+            groups.setdefault(opening, []).append(t)
+        prev = t
+    items = max(groups.values(), key=len, default=[])
+    return items if len(items) >= 2 else []
+
+
+def _read_on(announcer: _Sentence, announced: tuple[int, str, str]) -> PendingReference | None:
+    """A pointer to the next page, for the rest of the list ``announcer`` announces
+    (:func:`_announced`) when its page names only some of the items ("The potential impact is
+    HIGH if— ..." is on FIPS 199's page 3): from the announcing line to the page labelled one
+    more than the page the sentence ends on; None when that label is no number."""
+    p = announcer.parts()[-1].passage
+    if not p.page_label.isdigit():
+        return None
+    return PendingReference(raw_text=f"the rest of the {announced[1]}", ref_type=RefType.page,
+                            ref_target=str(int(p.page_label) + 1), doc_id=p.doc_id,
+                            origin=Origin(page=announcer.passage.page,
+                                          line=_origin_line(announcer.passage, announcer, announced[1])))
 
 
 def _items_quote(items: list[_Sentence]) -> str:
@@ -1382,6 +1480,9 @@ class ExtractiveGenerator:
         way = _pointing(sents, references)  # the sentences holding the pointers the loop followed on its own
         premise = folded(request.parsed.premise or "")
         chosen: list[_Sentence] = []
+        announced: tuple[int, str, str] | None = None  # a list a quoted sentence announces by its count ...
+        announcer: _Sentence | None = None
+        items: list[_Sentence] = []  # ... and the sentences naming its items
         leads: list[_Sentence] = []
         ours = None
         unvouched = False
@@ -1445,6 +1546,15 @@ class ExtractiveGenerator:
                         and not (s.cells and not _singles_out(s, sents, weights, amounts)):
                     chosen.append(s)
             chosen = self._continuations(chosen, sents, weights, request.parsed.focus, floor)
+            # a list announced by its count and written as sentences after it ("FIPS Publication
+            # 199 defines three levels of potential impact ... The potential impact is LOW if— ...")
+            for a in [c for c in chosen if self._listed(c, sents) is None]:
+                announced = _announced(a, request.parsed)
+                if announced:
+                    items = _parallel(a, sents, weights, announced[2])
+                    chosen += [t for t in items if all(t is not c for c in chosen)]
+                    announcer = a
+                    break
             # the way to a pointer the loop followed on its own is part of the answer's path
             chosen += [s for s in way if all(s is not c for c in chosen)]
             chosen = self._with_paragraphs(chosen, sents, best)
@@ -1500,6 +1610,11 @@ class ExtractiveGenerator:
                 if prev is not None and prev.status == RefStatus.resolved:
                     continue  # followed (its passage may have been empty); do not ask again
                 pending.append(ref)
+        # a list a quoted sentence announces whose page names only some of its items: read on
+        read_on = _read_on(announcer, announced) if announcer and announced and items and len(items) < announced[0] else None
+        on_key = (read_on.raw_text, read_on.origin.page, read_on.origin.line) if read_on and read_on.origin else None
+        if read_on is not None and on_key not in followed and on_key not in attempted:
+            pending.append(read_on)
         for c in conditions:
             parts.append(f"Condition: {c}")
         # what the followed pointers hold
@@ -1509,7 +1624,19 @@ class ExtractiveGenerator:
             key = (p.reference_text, p.referenced_from.page if p.referenced_from else None,
                    p.referenced_from.line if p.referenced_from else None, p.doc_id)
             groups.setdefault(key, []).append(p)
-        for group in groups.values():
+        more: list[_Sentence] = []  # the announced list's items on the page read on to
+        for key, group in groups.items():
+            if on_key is not None and key[:3] == on_key:
+                # on the next page (a label used twice may lead elsewhere), the items opening as
+                # the first ones do, and no more
+                nxt = announcer.parts()[-1].passage.page + 1
+                more = [t for t in _read([p for p in group if p.page == nxt]) if _opening(t) == _opening(items[0])]
+                more = more[:announced[0] - len(items)]
+                for t in more:
+                    proof[len(parts)] = t.text
+                    parts.append(t.quote())
+                    citations.extend(t.citations())
+                continue
             p = self._best_page(group, request, weights) if len(group) > 1 else group[0]
             if p.ref_type == RefType.citation:  # the work a sentence cites: its entry, whole
                 text, cited = self._entry_text(p)
@@ -1565,6 +1692,10 @@ class ExtractiveGenerator:
             # words ("document" for "written down"). Holding it to them was measured on the 213
             # read golden questions: pass 101 -> 91, complete-and-wrong 22 -> 19
             gaps = self._gaps(evidence, weights, request, topic=ours is None)
+            # "defines three levels", two of them named (one named in a way no opening shows,
+            # "AAL1, AAL2 and AAL3", is not counted off: no gap)
+            if announced and items and len(items) + len(more) < announced[0]:
+                gaps.append(f"announces {announced[1]} and names {len(items) + len(more)} of them")
             if gaps:  # the quoted text is about the topic but does not answer all of it
                 completeness = Completeness.partial
                 parts.append("Partial answer: the cited text " + "; ".join(gaps) + ".")

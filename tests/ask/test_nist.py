@@ -28,6 +28,19 @@ def test_the_impact_levels_are_not_answered_by_an_example_that_says_system_level
     assert out["answer_completeness"] == "complete" and 6 in {c["page"] for c in out["citations"]}
 
 
+@pytest.mark.parametrize("store", ["fips199_store", "nist_store"])
+def test_the_impact_levels_are_listed_reading_on_to_the_next_page(store, request):
+    """FIPS 199 p6: "FIPS Publication 199 defines three levels of potential impact ..." (no
+    colon), then "The potential impact is LOW if— ...", "... MODERATE if— ..." and, on p7, "...
+    HIGH if— ...". The answer was that one sentence, `complete`, with no level in it."""
+    out = ask(request.getfixturevalue(store), "What are the potential impact levels in FIPS 199?")
+    answer = out["answer"]
+    assert all(f"The potential impact is {level} if" in answer for level in ("LOW", "MODERATE", "HIGH")), answer
+    assert out["answer_completeness"] == "complete"
+    [on] = refs(out)
+    assert (on["page"], on["reference_text"], on["referenced_from"]) == (7, "the rest of the three levels", {"page": 6, "line": 17})
+
+
 def test_section_pointer_sp800_61(nist_store):
     out = ask(nist_store, "How long should incident handling records be kept?")
     assert out["passes"] == 2 and out["verdict"] == "return_to_user"

@@ -2619,6 +2619,94 @@ def test_a_list_announced_below_is_quoted_with_its_intro(q):
     assert "The lists below provide" in out.answer and "Each organization" not in out.answer
 
 
+ALERT_PLAN = [["Alert Levels"], ["The site plan defines three alert levels for the site should an incident occur at",
+                                  "Building 199 or elsewhere."],
+              ["The alert level is GREEN if no incident is under way."],
+              ["The alert level is AMBER if an incident is suspected but not confirmed."]]
+"""FIPS 199 p6's shape: a count announced with no colon ("defines three levels of potential
+impact"), its items written as paragraphs opening alike, the last on the next page."""
+
+
+def test_a_list_announced_by_its_count_is_quoted_with_its_items_and_read_on_for_the_rest():
+    q = "What are the alert levels in the site plan?"
+    out = _generate(q, [_laid_out(ALERT_PLAN)])
+    assert "GREEN" in out.answer and "AMBER" in out.answer
+    # the building's number is no count of levels; the third level is looked for on the next page
+    assert out.answer_completeness != Completeness.complete
+    [more] = out.pending_references
+    assert (more.raw_text, more.ref_type.value, more.ref_target) == ("the rest of the three alert levels", "page", "6")
+    assert more.origin == Origin(page=5, line=2)
+    on = _followed(["The alert level is RED if an incident is confirmed by the duty officer.",
+                    "Staff rotate every twelve hours during an alert."], 6, "6", more.raw_text, more.origin)
+    out = _generate(q, [_laid_out(ALERT_PLAN), on])
+    assert out.answer_completeness == Completeness.complete and not out.pending_references
+    assert "RED if an incident is confirmed" in out.answer and "Staff rotate" not in out.answer  # the item, no more
+    assert [(c.page, c.retrieved_via) for c in out.citations][-1] == (6, RetrievedVia.reference)
+
+
+def test_a_list_announced_by_its_count_and_not_all_named_is_partial():
+    q = "What are the alert levels in the site plan?"
+    # a page labelled by no number: nothing to read on to, and the answer says what is missing
+    out = _generate(q, [_laid_out(ALERT_PLAN, page_label="iv")])
+    assert out.answer_completeness == Completeness.partial and not out.pending_references
+    assert "announces three alert levels and names 2 of them" in out.answer
+    # the page read on to names no more: still partial
+    on = _followed(["Staff rotate every twelve hours during an alert."], 6, "6", "the rest of the three alert levels",
+                   Origin(page=5, line=2))
+    out = _generate(q, [_laid_out(ALERT_PLAN), on])
+    assert out.answer_completeness == Completeness.partial and "names 2 of them" in out.answer
+    # a label used twice led past the next page: what is there is no item of this list
+    on = _followed(["The alert level is RED if the reactor is offline."], 9, "6", "the rest of the three alert levels",
+                   Origin(page=5, line=2))
+    out = _generate(q, [_laid_out(ALERT_PLAN), on])
+    assert out.answer_completeness == Completeness.partial and "RED" not in out.answer
+    # all three on the page: complete, nothing to read on to
+    out = _generate(q, [_laid_out(ALERT_PLAN + [["The alert level is RED if an incident is confirmed."]])])
+    assert out.answer_completeness == Completeness.complete and not out.pending_references
+    # items named some other way ("GREEN, AMBER and RED") are not counted off
+    out = _generate(q, [_laid_out(ALERT_PLAN[:2] + [["They are GREEN, AMBER and RED, in rising order of alert."]])])
+    assert "announces" not in out.answer and not out.pending_references
+    # ... nor sentences opening alike within one paragraph (the 1040NR's "An adopted child is
+    # always treated as your own child. An adopted child includes ...")
+    out = _generate(q, [_laid_out(ALERT_PLAN[:2] + [[ALERT_PLAN[2][0] + " " + ALERT_PLAN[3][0]]])])
+    assert "announces" not in out.answer and not out.pending_references
+    # ... nor items the announcing sentence names after a colon (SP 800-61's "... two types of
+    # information: business impact and technical.")
+    named = [["The site plan defines three alert levels for the site: green, amber and red, each with its own",
+              "drill."]]
+    out = _generate(q, [_laid_out(ALERT_PLAN[:1] + named + ALERT_PLAN[2:])])
+    assert "announces" not in out.answer and not out.pending_references
+
+
+@pytest.mark.parametrize("q", ["What are the Functions of the CSF 2.0 Core?", "What are the six Functions of the CSF 2.0 Core?"])
+def test_a_count_of_part_of_a_list_or_not_the_one_asked_announces_no_list(q):
+    """CSWP 29 p3: "... the outcomes of the other five Functions ..." counts the Functions after
+    GOVERN, not the list asked for; nor does a count other than the question's own."""
+    lines = [["The GOVERN Function provides outcomes to inform the other five Functions of the Core in the context",
+              "of its mission."], ["The Function is GOVERN for the first group."], ["The Function is IDENTIFY for the second group."]]
+    out = _generate(q, [_laid_out(lines)])
+    assert "announces" not in out.answer and not out.pending_references
+    out = _generate(q, [_laid_out([[lines[0][0].replace("other five", "five"), lines[0][1]], *lines[1:]])])
+    assert bool(out.pending_references) == ("six" not in q)  # five announced, two named: read on
+
+
+def test_sentences_opening_alike_are_items_only_when_they_name_what_was_counted():
+    """SP 800-48 p12: "The IEEE 802.11 standard supports three transmission methods, including
+    radio transmission ..." and, further on, "IEEE 802.11b equipment transmits ...", "IEEE 802.11b
+    was intended ...": two sentences opening alike with the question's "IEEE 802", but about one
+    amendment, not about the methods counted. They were read as two of the three methods, and the
+    answer called `partial` ("names 2 of them")."""
+    lines = ["interoperability standard for WLANs. The IEEE 802.11 standard supports three transmission methods,",
+             "including radio transmission within the 2.4 GHz ISM band. In 1999, IEEE ratified two amendments to",
+             "the IEEE 802.11 standard\u2014IEEE 802.11a and IEEE 802.11b\u2014that define radio transmission methods",
+             "and modulation techniques. WLAN equipment based on IEEE 802.11b quickly became the dominant",
+             "wireless technology. IEEE 802.11b equipment transmits in the 2.4 GHz band, offering data rates of up to",
+             "11 Mbps. IEEE 802.11b was intended to provide performance, throughput, and security features",
+             "comparable to wired LANs."]
+    out = _generate("What transmission methods does the IEEE 802.11 standard support?", [_passage(lines)])
+    assert "announces" not in out.answer and not out.pending_references
+
+
 def test_a_list_announced_by_any_of_the_following_is_quoted_with_its_intro(i1040nr_store):
     """1040NR p26: "See Pub. 526 to figure the amount of your deduction if any of the following
     applies." ends in a full stop, not a colon, so its two numbered items (the 30% and 20%

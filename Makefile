@@ -53,6 +53,7 @@ demo: install
 	$(BIN)/docintel ask "Which device links the access points of an enterprise extended service set to the wired network?" --store $(STORE)
 	$(BIN)/docintel ask "What does Table 1 in FIPS 199 say about availability?" --store $(STORE)
 	$(BIN)/docintel ask "How small must the particles from a cross cut shredder be when destroying paper?" --store $(STORE)
+	$(BIN)/docintel ask "What are the potential impact levels in FIPS 199?" --store $(STORE)
 
 # The test suite, then the golden questions (exit 1 on any regression; JUnit in out/).
 test: install

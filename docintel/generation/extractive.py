@@ -1552,8 +1552,14 @@ class ExtractiveGenerator:
                 announced = _announced(a, request.parsed)
                 if announced:
                     items = _parallel(a, sents, weights, announced[2])
-                    chosen += [t for t in items if all(t is not c for c in chosen)]
                     announcer = a
+                    if items:
+                        # the list counted off answers: sentences of other pages scoring as well are
+                        # not quoted beside it (FIPS 199 p9's SCADA example, "... increase the
+                        # potential impact ... from low to moderate ...", scores as p6's sentence)
+                        chosen = [c for c in chosen if c.stream == a.stream]
+                        chosen += [t for t in items if all(t is not c for c in chosen)]
+                        best = a
                     break
             # the way to a pointer the loop followed on its own is part of the answer's path
             chosen += [s for s in way if all(s is not c for c in chosen)]

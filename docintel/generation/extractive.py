@@ -533,9 +533,9 @@ def _announced(s: _Sentence, parsed: ParsedQuestion) -> tuple[int, str, str] | N
             for n, words in _numbers_before(s.text, noun):  # "FIPS Publication 199 defines three levels": three
                 count = _count(n)
                 before = s.text[:s.text.find(words)].split()[-1:]
+                rest = s.text[s.text.find(words) + len(words):]
                 # "the other five Functions" counts a part of the list, and "What are the six
                 # Functions?" is not answered by a count of five
-                rest = s.text[s.text.find(words) + len(words):]
                 if count and not (before and before[0].lower() in _PART_OF_A_LIST) and (not asked or count in asked) \
                         and ":" not in rest:
                     return count, " ".join(words.split()), " ".join(words.split() + rest.split()[:COUNTED_WORDS])
@@ -543,8 +543,8 @@ def _announced(s: _Sentence, parsed: ParsedQuestion) -> tuple[int, str, str] | N
 
 
 PARALLEL_OPENING = 3
-"""Words two sentences open with alike to be items of one list written as sentences ("The
-potential impact is LOW if— ...", "The potential impact is MODERATE if— ...")."""
+"""Words the paragraphs of a list written as paragraphs open with alike ("The potential impact is
+LOW if— ...", "The potential impact is MODERATE if— ...")."""
 
 
 def _opening(s: _Sentence) -> tuple[str, ...]:
@@ -1546,7 +1546,7 @@ class ExtractiveGenerator:
                         and not (s.cells and not _singles_out(s, sents, weights, amounts)):
                     chosen.append(s)
             chosen = self._continuations(chosen, sents, weights, request.parsed.focus, floor)
-            # a list announced by its count and written as sentences after it ("FIPS Publication
+            # a list announced by its count and written as paragraphs after it ("FIPS Publication
             # 199 defines three levels of potential impact ... The potential impact is LOW if— ...")
             for a in [c for c in chosen if self._listed(c, sents) is None]:
                 announced = _announced(a, request.parsed)

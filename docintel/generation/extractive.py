@@ -203,9 +203,9 @@ _NOT_BETWEEN = frozenset("percent per which that who".split())
 is a governmentwide incident response organization": a footnote mark)."""
 
 
-def _numbers_before(evidence: str, noun: str) -> Iterator[tuple[str, str]]:
-    """(number, the words from it to the noun) for each number ``evidence`` states of ``noun``
-    (its stem) up to four words before it, with no preposition, verb or relative pronoun between
+def _numbers_before(evidence: str, noun: str) -> Iterator[tuple[str, int, int]]:
+    """(number, where it starts, where the noun ends) for each number ``evidence`` states of
+    ``noun`` (its stem) up to four words before it, with no preposition, verb or relative pronoun between
     ("10 working days", "three annotators", "8 parallel attention layers, or heads"; not "76.6
     percent without substitute schools")."""
     st = re.escape(_stem(noun))
@@ -216,7 +216,7 @@ def _numbers_before(evidence: str, noun: str) -> Iterator[tuple[str, str]]:
         if run and not m.group(1):
             between = {w.strip(",").lower() for w in re.split(r"[\s\-]+", run.group(1)) if w}
             if not between & (_PREPOSITIONS | _AUX | _NOT_BETWEEN):
-                yield m.group(0), evidence[m.start():run.end()]
+                yield m.group(0), m.start(), run.end()
 
 
 def _counts(evidence: str, noun: str) -> bool:
@@ -529,16 +529,15 @@ def _announced(s: _Sentence, parsed: ParsedQuestion) -> tuple[int, str, str] | N
         return None
     for noun in parsed.keywords:
         if noun in _PLURALS or (noun.endswith("s") and not noun.endswith("ss")):
-            asked = {_count(n) for n, _ in _numbers_before(parsed.text, noun)} - {None}
-            for n, words in _numbers_before(s.text, noun):  # "FIPS Publication 199 defines three levels": three
+            asked = {_count(n) for n, _, _ in _numbers_before(parsed.text, noun)} - {None}
+            for n, start, end in _numbers_before(s.text, noun):  # "FIPS Publication 199 defines three levels": three
                 count = _count(n)
-                before = s.text[:s.text.find(words)].split()[-1:]
-                rest = s.text[s.text.find(words) + len(words):]
+                before, words, rest = s.text[:start].split()[-1:], s.text[start:end].split(), s.text[end:]
                 # "the other five Functions" counts a part of the list, and "What are the six
                 # Functions?" is not answered by a count of five
                 if count and not (before and before[0].lower() in _PART_OF_A_LIST) and (not asked or count in asked) \
                         and ":" not in rest:
-                    return count, " ".join(words.split()), " ".join(words.split() + rest.split()[:COUNTED_WORDS])
+                    return count, " ".join(words), " ".join(words + rest.split()[:COUNTED_WORDS])
     return None
 
 
@@ -1636,7 +1635,8 @@ class ExtractiveGenerator:
                 # on the next page (a label used twice may lead elsewhere), the items opening as
                 # the first ones do, and no more
                 nxt = announcer.parts()[-1].passage.page + 1
-                more = [t for t in _read([p for p in group if p.page == nxt]) if _opening(t) == _opening(items[0])]
+                opening = _opening(items[0])
+                more = [t for t in _read([p for p in group if p.page == nxt]) if _opening(t) == opening]
                 more = more[:announced[0] - len(items)]
                 for t in more:
                     proof[len(parts)] = t.text

@@ -9,6 +9,11 @@ describes: when that page points at a page the asked part matches (``follow_prem
 in the trace), it is read and its pointer followed first; if that does not give a complete
 answer, the question is answered as below from the pages it matches, and that answer replaces
 the first only if it got further (complete, or waiting on a pointer, where the first was partial).
+When the premise says the document sent it to a part ("... the filing instructions point me to
+the direct deposit instructions") and the page it matches best is the asked part's best too, the
+next page the premise matches that points at that page, in a sentence naming what the premise
+says it was sent to, is read and its pointer followed (``follow_pointer_back``); that answer
+stands unless the answer from the pages the question matches got further.
 When the whole premise finds no such page, its sentences that report what the document says
 ("Before we wipe ... SP 800-88 says one of its sections covers roles and responsibilities.")
 are tried alone (``follow_reported_pointer``); that answer stands only if it got further.
@@ -405,7 +410,8 @@ def answer(question: str, settings: Settings) -> AskResult:
             # stands; a way in, or the page a reported sentence alone matches (the part it
             # reports may be the target itself: "SP 800-63B says reauthentication has to be done
             # as described in its section on reauthentication"), only where it got further
-            if _RANK[completeness] < _RANK[led[2]] or (how == "follow_premise_pointer" and completeness == led[2]):
+            if _RANK[completeness] < _RANK[led[2]] or (how in ("follow_premise_pointer", "follow_pointer_back")
+                                                       and completeness == led[2]):
                 trace[how]["outcome"] += f" ({completeness.value}: the first answer stands)"
                 out, text, completeness, verdict, internal = led
                 resolved[:] = led_resolved
@@ -545,7 +551,7 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     if not parsed.premise or not parsed.asked:
         return None, ""
     from docintel.questions import parse_question
-    from docintel.questions.parse import elsewhere, reported
+    from docintel.questions.parse import elsewhere, pointed_to, reported
     from docintel.retrieval import retrieve
 
     _, asked, _, _ = retrieve(store, parse_question(parsed.asked, _named_pointers), doc_ids, top_k=1)
@@ -561,7 +567,9 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     ranked = []
     for query, how in queries:
         said = parse_question(query, _named_pointers)
-        ranked.append((query, how, said, *retrieve(store, said, doc_ids, top_k=1)[:2]))
+        loaded: dict[str, Any] = {}
+        passages, cands, idf, _ = retrieve(store, said, doc_ids, top_k=1, loaded=loaded)
+        ranked.append((query, how, said, passages, cands, (loaded, idf)))
     if len(ranked) == 2 and _swapped(ranked[0][4], ranked[1][4]):
         # two like pages, and the scene prefers one, the report the other: what the document is
         # reported to say tells them apart ("SP 800-63B's AAL3 section says the verifier has to
@@ -569,15 +577,21 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
         # a fingerprint-unlocked smart card for a scene: AAL3's page, not AAL2's like sentence)
         ranked.reverse()
     seen: set[tuple] = set()
-    for query, how, said, premise_passages, premise_cands in ranked:
+    for query, how, said, premise_passages, premise_cands, (loaded, idf) in ranked:
         if _near_tie(premise_cands, 1):
             # the page the premise describes is a coin toss between two: read both
             premise_passages = retrieve(store, said, doc_ids, top_k=2)[0]
         if not premise_passages:
             continue
         first = premise_passages[0]
-        if rank.get((first.doc_id, first.page)) == 0:
-            return None, ""  # the page the premise describes is where the asked part matches best too
+        described = (premise_cands[0].doc_id, premise_cands[0].page_num)  # the first passage may be the page before's cut sentence
+        if rank.get(described) == 0:
+            # the page the premise describes is where the asked part matches best too; when the
+            # premise says the document sent it there, the way in is a page pointing at it
+            where = pointed_to(query)
+            back = _pointing_back(store, premise_cands, loaded, said, where, idf, resolver, attempted,
+                                  money_amounts(parsed.text)) if where else None
+            return (back, "follow_pointer_back") if back else (None, "")
         if (first.doc_id, first.page) in seen:
             continue
         seen.add((first.doc_id, first.page))
@@ -588,6 +602,47 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
         if best:
             return (premise_passages, best), how
     return None, ""
+
+
+def _pointing_back(store: Any, cands: list[Any], loaded: dict[str, Any], premise: Any, where: str,
+                   idf: dict[str, float], resolver: Any, attempted: set[tuple], amounts: tuple[float, ...]):
+    """(the passages of a page the premise matches, its pointer) when the premise says the
+    document sent the asker to the page it and the asked part both match best (``cands``: the
+    premise's ranking; ``loaded``: the lines it read; ``where``: what the premise says it was
+    sent to, :func:`docintel.questions.parse.pointed_to`; ``idf``: the keywords' weights): "...
+    the filing instructions point me to the direct deposit instructions", and the 1040NR's direct
+    deposit page (p24) is first for both. The first of the next PREMISE_PAGES pages of the
+    premise's ranking, in that document, with a pointer whose target holds that page and whose
+    sentence holds a word of ``where`` besides the pointer's own ("See Lines 72a through
+    72d—Direct deposit of refund on page 24 for more details." on p4, ranked second); not a
+    contents entry. None when none has one: 1040NR p19's "See the instructions for line 41 that
+    begin on page 18 ..." says nothing of the worksheet "the Schedule A line 17 instructions send
+    me to"."""
+    from docintel.parsing.structure.lines import has_leader
+    from docintel.retrieval import candidate_passages
+    from docintel.retrieval.region import keyword_weights
+    from docintel.text import held, stems
+
+    target = (cands[0].doc_id, cands[0].page_num)
+    weights = {k: w for k, w in keyword_weights(premise, idf).items() if k in stems(where)}
+    for c in cands[1:PREMISE_PAGES + 1]:
+        if c.doc_id != target[0] or c.page_num == target[1] or c.doc_id not in loaded:
+            continue
+        rows = loaded[c.doc_id]
+        rows = rows[rows["page_num"] == c.page_num].sort_values("line_num")
+        listed = {int(n) for n, text in zip(rows["line_num"], rows["text"]) if has_leader(str(text))}
+        marks = {int(n): v for n, v in zip(rows["line_num"], rows["set_as"]) if isinstance(v, str)}
+        found = [(ref, region, sentence, span) for ref, region, sentence, span
+                 in _mentions_in(c.doc_id, c.page_num, list(zip(rows["line_num"].astype(int), rows["text"].astype(str))),
+                                 resolver, attempted, marks, amounts)
+                 if region.page_start <= target[1] <= region.page_end and ref.origin.line not in listed
+                 and held(stems(sentence) - stems(ref.raw_text), weights) > 0]
+        refs = _best_mention(found, {target: 0}, premise, lambda ref, region, n: True)
+        if refs:
+            at = [r.origin.line for r in refs]
+            c = c.model_copy(update={"line_start": min([c.line_start or at[0], *at]), "line_end": max([c.line_end or at[0], *at])})
+            return candidate_passages(store, [c], loaded, asked=premise.text), refs
+    return None
 
 
 def _swapped(one: list[Any], other: list[Any]) -> bool:

@@ -114,6 +114,25 @@ def reported(premise: str) -> str:
     return " ".join(s for s in _clauses(premise) if _REPORTED.search(s))
 
 
+_POINTED_TO = re.compile(
+    r"(?i)\b(?:refers?|referred|points?|pointed|sends?|sent|directs?|directed)\s+(?:me|us|you|readers?|the\s+reader)\s+"
+    r"(?:on\s+)?(?:to|at)\b|\b(?:refers?|referred|points?|pointed|directs?|directed)\s+(?:on\s+)?to(?=\s+(?:the|its|their|a|an)\b)"
+)
+"""A pointing verb and where it sends the reader ("the filing instructions point me to the direct
+deposit instructions", "refers readers to its appendix on the 802.11 standards")."""
+
+
+def pointed_to(premise: str) -> str | None:
+    """When ``premise`` reports that the document sent the reader to one of its parts (a sentence
+    of it that reports what the document says, :func:`reported`, holds a pointing verb and where
+    it points), what it says of that part: the rest of that sentence ("... the filing instructions
+    point me to the direct deposit instructions." -> "the direct deposit instructions"). None when
+    it reports no such pointer."""
+    report = reported(premise)
+    m = _POINTED_TO.search(report)
+    return None if m is None else re.split(r"[.;?!](?=\s|$)", report[m.end():], maxsplit=1)[0].strip()
+
+
 _ELSEWHERE = re.compile(
     r"(?i)\b(?:refers?|referred|sends?|sent|points?|pointed|directs?|directed)\s+(?:(?:me|us|you|readers?)\s+)?"
     r"(?:to\s+)?(?:elsewhere|somewhere(?:\s+else)?|(?:another|other|an?\s+(?:later|earlier|different|separate|other))"

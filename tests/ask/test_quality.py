@@ -814,6 +814,69 @@ def test_a_premise_that_says_it_was_sent_elsewhere_follows_the_pointer_it_descri
     assert {c.page for c in out.citations if c.retrieved_via == RetrievedVia.reference} == {12}
 
 
+def test_a_premise_that_says_it_was_pointed_to_the_page_that_answers_is_answered_by_way_of_the_pointer(i1040nr_store, tmp_path):
+    """"The 1040NR filing instructions point me to the direct deposit instructions for my refund.
+    Can I have it split among two or three accounts?": the premise and the asked part both match
+    the direct deposit page (p24) best, so the premise describes no other page to read first, and
+    the answer came from p24 alone, without the way the user was sent there. The premise says
+    the document pointed there: the page the premise ranks next, p4 ("You can have the refund
+    deposited in one or more accounts. See Lines 72a through 72d—Direct deposit of refund on
+    page 24 for more details."), is read and its pointer followed (trace ``follow_pointer_back``),
+    so the answer cites p24 as reached from p4 line 25. A premise that says nothing of being sent
+    there is answered from p24 as before."""
+    import json
+
+    from docintel import api
+
+    trace = tmp_path / "trace.json"
+    settings = Settings.load(env={}, store=i1040nr_store.store, quiet=True, ask__trace=trace)
+    out = api.ask("The 1040NR filing instructions point me to the direct deposit instructions for my refund. "
+                  "Can I have it split among two or three accounts?", settings)
+    got = json.loads(trace.read_text())
+    assert got["follow_pointer_back"]["pointer"] == "page 24", got.keys()
+    assert "Form 8888" in out.answer and out.answer_completeness == Completeness.complete, out.answer
+    assert out.citations[0].page == 4 and out.citations[0].retrieved_via == RetrievedVia.primary
+    ref = [c for c in out.citations if c.retrieved_via == RetrievedVia.reference]
+    assert ref and {c.page for c in ref} == {24} and ref[0].referenced_from == Origin(page=4, line=25)
+
+    out = api.ask("I want my 1040NR refund deposited straight into my bank. Can I have it split among two or "
+                  "three accounts?", settings)
+    got = json.loads(trace.read_text())
+    assert "follow_pointer_back" not in got and "Form 8888" in out.answer
+    assert {c.page for c in out.citations} == {24} and out.answer_completeness == Completeness.complete
+
+
+def test_a_page_pointing_back_must_say_what_the_premise_was_sent_to(i1040nr_store):
+    """1040NR p19's "See the instructions for line 41 that begin on page 18 ..." points at p18 and
+    shares "Form", "line" and "1040NR" with "My 2007 Form 1040NR line 36 is about $190,000, and
+    the Schedule A line 17 instructions send me to a worksheet ...", but says nothing of the
+    worksheet it was sent to: with p18 best and p19 next, p19 is no way back to p18. Sent to
+    "Schedule D", which that sentence names, it is."""
+    from docintel.orchestrator.loop import _pointing_back
+    from docintel.questions import parse_question
+    from docintel.questions.parse import pointed_to
+    from docintel.references import Resolver
+    from docintel.retrieval import Candidate, page_lines
+    from docintel.store import Store
+
+    store = Store(i1040nr_store.store)
+    doc_id = next(iter(store.manifest()["documents"]))
+    cands = [Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 / n, bm25=0.5, line_start=1, line_end=200)
+             for n in (18, 19)]
+    loaded = {doc_id: page_lines(store, doc_id, [18, 19])}
+    premise = ("My 2007 Form 1040NR line 36 is about $190,000, and the Schedule A line 17 instructions send me to a "
+               "worksheet because that's over $156,400.")
+    where = pointed_to(premise)
+    assert where == "a worksheet because that's over $156,400"
+
+    def back(where: str):
+        return _pointing_back(store, cands, loaded, parse_question(premise), where, {}, Resolver(store), set(), ())
+
+    assert back(where) is None
+    passages, refs = back("Schedule D")
+    assert 19 in {p.page for p in passages} and [r.raw_text for r in refs] == ["instructions for line 41 that begin on page 18"]
+
+
 def test_a_chart_without_caption_answers_a_question_in_the_year_its_page_states(tmp_path, shared_corpora):
     """IRS Notice 1036 p1 end to end: the payroll chart (no caption, no rules) is flagged and
     escalated into rows, and "... for a biweekly payroll period in 2011?" is answered by its
@@ -2741,6 +2804,20 @@ def test_a_premise_sentence_that_reports_the_document_is_told_from_the_scene():
     # the user says what they do, or names no part of the document: nothing is reported
     assert reported("We tell subscribers to keep a spare authenticator of each factor.") == ""
     assert reported("Our help desk says users keep getting locked out.") == ""
+
+
+def test_a_premise_that_says_the_document_sent_it_to_a_part_says_which_part():
+    from docintel.questions.parse import pointed_to
+
+    assert pointed_to("I want my refund sent straight to my bank, and the filing instructions point me to the direct "
+                      "deposit instructions.") == "the direct deposit instructions"
+    assert pointed_to("The legacy 802.11 guide only mentions 802.11e in a footnote and refers readers to its appendix "
+                      "on the 802.11 standards.") == "its appendix on the 802.11 standards"
+    assert pointed_to("The Schedule A line 17 instructions send me to a worksheet. I earn $200,000.") == "a worksheet"
+    # what a term means, what a document is about, what the user sent: no pointer to a part
+    assert not pointed_to("SP 800-61 refers to other incident response teams.")
+    assert not pointed_to("The glossary says the term refers to the process of wiping media.")
+    assert not pointed_to("We sent the form to the IRS in March.")
 
 
 def test_a_premise_that_is_sent_on_without_being_told_where_says_so():

@@ -130,7 +130,13 @@ def pointed_to(premise: str) -> str | None:
     it reports no such pointer."""
     report = reported(premise)
     m = _POINTED_TO.search(report)
-    return None if m is None else re.split(r"[.;?!](?=\s|$)", report[m.end():], maxsplit=1)[0].strip()
+    return None if m is None else _rest_of_sentence(report[m.end():])
+
+
+def _rest_of_sentence(text: str) -> str:
+    """``text`` up to the end of its first sentence (a stop that a space or the end follows: not
+    the one inside "802.11")."""
+    return re.split(r"[.;?!](?=\s|$)", text, maxsplit=1)[0].strip()
 
 
 _ELSEWHERE = re.compile(
@@ -152,7 +158,7 @@ def elsewhere(premise: str) -> str | None:
     nothing). None when it reports no such pointer. The parts it does name are where the user
     read, not where the document sends them."""
     m = _ELSEWHERE.search(premise)
-    return None if m is None else re.split(r"[.;?!]", premise[m.end():], maxsplit=1)[0].strip()
+    return None if m is None else _rest_of_sentence(premise[m.end():])
 
 
 _ASK_BREAK = re.compile(

@@ -2834,6 +2834,7 @@ def test_a_premise_that_is_sent_on_without_being_told_where_says_so():
         "for the value of logs"
     assert elsewhere("The item R instructions send me to another page for the details.") == "for the details"
     assert elsewhere("The errata point me elsewhere. We pay by check.") == ""
+    assert elsewhere("The guide points elsewhere for the 802.11i details. We use WPA2.") == "for the 802.11i details"
     # the premise says where, or the document points at something that is no part of it
     assert elsewhere("The line 32 instructions send me to Schedule B.") is None
     assert elsewhere("The Tax Table says to check the line 41 instructions.") is None

@@ -94,11 +94,18 @@ def set_aside(ask: str) -> tuple[str, str]:
     return ("", ask.strip()) if m is None else (m.group(0).strip().rstrip(","), ask.strip()[m.end():])
 
 
+_POINTING = r"refers?|referred|points?|pointed|directs?|directed"
+_SENDING = r"sends?|sent"
+"""The verbs a document points the reader on with, in the tenses a premise reports them in
+("points me to", "pointed me to", "refers readers to"), one list for every pattern below.
+"send" stands apart: :func:`pointed_to` takes it only with whom it sends ("sends me to", not
+"the form is sent to the IRS")."""
+
 _REPORTED = re.compile(
     r"(?i)\b(?:sp|fips|nist|csf|guide|guidelines?|instructions|table|section|appendix|chapter|part|document"
     r"|publication|standard|overview|introduction|notes|list|log|errata|summary|figure|schedule|worksheet|page"
     r"|discussion|recommendations|requirements)\b[^.;:?]*?"
-    r"\b(?:says?|said|tells?|told|states?|lists?|mentions?|refers?|referred|points?|sends?|sent|directs?"
+    r"\b(?:says?|said|tells?|told|states?|lists?|mentions?|" + _POINTING + "|" + _SENDING +
     r"|covers?|covered|describes?|described|defines?|defined|notes?|explains?|discuss(?:es)?"
     r"|has\s+an?\s+(?:section|table|chapter|part|appendix|list))\b"
 )
@@ -115,8 +122,8 @@ def reported(premise: str) -> str:
 
 
 _POINTED_TO = re.compile(
-    r"(?i)\b(?:refers?|referred|points?|pointed|sends?|sent|directs?|directed)\s+(?:me|us|you|readers?|the\s+reader)\s+"
-    r"(?:on\s+)?(?:to|at)\b|\b(?:refers?|referred|points?|pointed|directs?|directed)\s+(?:on\s+)?to(?=\s+(?:the|its|their|a|an)\b)"
+    r"(?i)\b(?:" + _POINTING + "|" + _SENDING + r")\s+(?:me|us|you|readers?|the\s+reader)\s+"
+    r"(?:on\s+)?(?:to|at)\b|\b(?:" + _POINTING + r")\s+(?:on\s+)?to(?=\s+(?:the|its|their|a|an)\b)"
 )
 """A pointing verb and where it sends the reader ("the filing instructions point me to the direct
 deposit instructions", "refers readers to its appendix on the 802.11 standards")."""
@@ -140,7 +147,7 @@ def _rest_of_sentence(text: str) -> str:
 
 
 _ELSEWHERE = re.compile(
-    r"(?i)\b(?:refers?|referred|sends?|sent|points?|pointed|directs?|directed)\s+(?:(?:me|us|you|readers?)\s+)?"
+    r"(?i)\b(?:" + _POINTING + "|" + _SENDING + r")\s+(?:(?:me|us|you|readers?)\s+)?"
     r"(?:to\s+)?(?:elsewhere|somewhere(?:\s+else)?|(?:another|other|an?\s+(?:later|earlier|different|separate|other))"
     r"\s+(?:[\w\-]+\s+){0,2}?(?:part|section|subsection|chapter|appendix|table|figure|schedule|worksheet|form"
     r"|page|line|item|paragraph|publication|document|guide|instructions|place|discussion)s?(?:'s)?)\b"

@@ -2814,6 +2814,10 @@ def test_a_premise_that_says_the_document_sent_it_to_a_part_says_which_part():
     assert pointed_to("The legacy 802.11 guide only mentions 802.11e in a footnote and refers readers to its appendix "
                       "on the 802.11 standards.") == "its appendix on the 802.11 standards"
     assert pointed_to("The Schedule A line 17 instructions send me to a worksheet. I earn $200,000.") == "a worksheet"
+    # in the past tense too: the sentence reports what the document said
+    assert pointed_to("The SP 800-63B overview pointed me to the section on memorized secrets.") == \
+        "the section on memorized secrets"
+    assert pointed_to("The guide directed us to its appendix on keys.") == "its appendix on keys"
     # what a term means, what a document is about, what the user sent: no pointer to a part
     assert not pointed_to("SP 800-61 refers to other incident response teams.")
     assert not pointed_to("The glossary says the term refers to the process of wiping media.")

@@ -315,12 +315,14 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
     return text, spans
 
 
-def sentence_at(text: str, start: int, end: int) -> str:
+def sentence_at(text: str, start: int, end: int, before: int = 0) -> str:
     """The sentence of running ``text`` (see ``join_lines``) that holds ``text[start:end]``, cut
     where ``split_sentences`` cuts (a sentence end, a footnote mark after it, a line break; a
-    run-in heading is not joined to it here: the lines are gone)."""
+    run-in heading is not joined to it here: the lines are gone); with the ``before`` sentences
+    before it ("... credit (saver's credit). See the instructions for line 48 ..." for one)."""
     cuts = list(SPLIT.finditer(text))
-    a = max((m.end() for m in cuts if m.end() <= start), default=0)
+    ends = [m.end() for m in cuts if m.end() <= start]
+    a = ends[-1 - before] if len(ends) > before else 0
     b = min((m.start() for m in cuts if m.start() >= end), default=len(text))
     return text[a:b].strip()
 

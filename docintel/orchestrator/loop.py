@@ -10,10 +10,14 @@ in the trace), it is read and its pointer followed first; if that does not give 
 answer, the question is answered as below from the pages it matches, and that answer replaces
 the first only if it got further (complete, or waiting on a pointer, where the first was partial).
 When the premise says the document sent it to a part ("... the filing instructions point me to
-the direct deposit instructions") and the page it matches best is the asked part's best too, the
-next page the premise matches that points at that page, in a sentence naming what the premise
-says it was sent to, is read and its pointer followed (``follow_pointer_back``); that answer
-stands unless the answer from the pages the question matches got further.
+the direct deposit instructions") and the page it matches best is the asked part's best too, that
+page is where it was sent from when one of its pointers, in a sentence naming what the premise
+says it was sent to (or the sentence before: "... credit (saver's credit). See the instructions
+for line 48 ..."), leads to another page the asked part matches: that pointer is followed
+(``follow_premise_pointer``). Else the page is where it was sent to, and the next page the
+premise matches that points at it, in such a sentence, is read and its pointer followed
+(``follow_pointer_back``); either answer stands unless the answer from the pages the question
+matches got further.
 When the whole premise finds no such page, its sentences that report what the document says
 ("Before we wipe ... SP 800-88 says one of its sections covers roles and responsibilities.")
 are tried alone (``follow_reported_pointer``); that answer stands only if it got further.
@@ -453,24 +457,24 @@ def _holds_origin(region: Any, next_section: Any, origin: Any) -> bool:
 
 
 def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: list[Citation] | None = None,
-              amounts: tuple[float, ...] = ()):
+              amounts: tuple[float, ...] = (), before: int = 0):
     """(mention, target region, its sentence, its span) of each internal mention in the passages'
     running text (only in the lines ``cited``, when given; "... as described in Section" / "7.2."
     is one mention) that resolves and has not been followed, and whose sentence sets no condition
     on an amount that none of ``amounts`` (the question's) meets ("If your taxable income is
     $100,000 or more, use the Tax Computation Worksheet on page 46", for "$74,130"). Its origin is
     the line it starts on; the parts of one list ("Sections 4.1.5, 4.2.5, and 4.3.5") share their
-    span (page, start)."""
+    span (page, start). ``before``: the sentences before the mention's that come with it."""
     for p in passages:
         spans = [(c.line_start, c.line_end) for c in cited or [] if c.doc_id == p.doc_id and c.page == p.page]
         if cited is not None and not spans:
             continue
         lines = [(ln.line_num, ln.text) for ln in p.lines if not spans or any(a <= ln.line_num <= b for a, b in spans)]
-        yield from _mentions_in(p.doc_id, p.page, lines, resolver, attempted, p.set_as(), amounts)
+        yield from _mentions_in(p.doc_id, p.page, lines, resolver, attempted, p.set_as(), amounts, before)
 
 
 def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver: Any, attempted: set[tuple],
-                 set_as: dict[int, str] | None = None, amounts: tuple[float, ...] = ()):
+                 set_as: dict[int, str] | None = None, amounts: tuple[float, ...] = (), before: int = 0):
     """:func:`_mentions` of one page's ``lines`` ((line number, text), in order; ``set_as``: how
     their type sets them, :func:`docintel.text.join_lines`)."""
     from docintel.references.detect import find_mentions, is_external
@@ -491,6 +495,7 @@ def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver:
             continue
         sentence = sentence_at(text, m.start, m.end)
         if not amount_excluded(sentence, amounts):
+            sentence = sentence_at(text, m.start, m.end, before) if before else sentence
             yield ref, region, sentence, (doc_id, page, m.start)
 
 
@@ -587,10 +592,19 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
         described = (premise_cands[0].doc_id, premise_cands[0].page_num)  # the first passage may be the page before's cut sentence
         if rank.get(described) == 0:
             # the page the premise describes is where the asked part matches best too; when the
-            # premise says the document sent it there, the way in is a page pointing at it
+            # premise says the document sent it on, that page is where it was sent from (it
+            # points on from a sentence naming where, to a page the asked part matches too) or
+            # where it was sent to (the way in is a page pointing at it)
             where = pointed_to(query)
-            back = _pointing_back(store, premise_cands, loaded, said, where, idf, resolver, attempted,
-                                  money_amounts(parsed.text)) if where else None
+            if not where:
+                return None, ""
+            weights = _sent_to(said, idf, where)
+            on = _pointing_on(premise_passages, described, rank, parsed, weights, resolver, attempted,
+                              money_amounts(parsed.text))
+            if on:
+                return (premise_passages, on), how
+            back = _pointing_back(store, premise_cands, loaded, said, weights, resolver, attempted,
+                                  money_amounts(parsed.text))
             return (back, "follow_pointer_back") if back else (None, "")
         if (first.doc_id, first.page) in seen:
             continue
@@ -604,27 +618,57 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     return None, ""
 
 
-def _pointing_back(store: Any, cands: list[Any], loaded: dict[str, Any], premise: Any, where: str,
-                   idf: dict[str, float], resolver: Any, attempted: set[tuple], amounts: tuple[float, ...]):
+def _sent_to(premise: Any, idf: dict[str, float], where: str) -> dict[str, float]:
+    """The keyword weights (``idf``) of ``premise``'s words that say where the document sent it
+    (``where``: :func:`docintel.questions.parse.pointed_to`)."""
+    from docintel.retrieval.region import keyword_weights
+    from docintel.text import stems
+
+    return {k: w for k, w in keyword_weights(premise, idf).items() if k in stems(where)}
+
+
+def _names(mention: tuple, weights: dict[str, float]) -> bool:
+    """Whether a mention's sentence (:func:`_mentions`) holds a word of ``weights`` (``_sent_to``)
+    besides the pointer's own: "... (saver's credit). See the instructions for line 48 ..." for
+    a premise sent to "the instructions for that credit"."""
+    from docintel.text import held, stems
+
+    ref, _, sentence, _ = mention
+    return held(stems(sentence) - stems(ref.raw_text), weights) > 0
+
+
+def _pointing_on(passages: list[Any], described: tuple, rank: dict[tuple, int], parsed: Any, weights: dict[str, float],
+                 resolver: Any, attempted: set[tuple], amounts: tuple[float, ...]) -> list[PendingReference]:
+    """The pointer on the page the premise describes (``passages``; ``described``: (doc, page))
+    when the premise says the document sent it on from there: its sentence, or the one before,
+    names where (``weights``: :func:`_sent_to`) and its target holds another page the asked part
+    matches (``rank``, as :func:`_best_mention`). "The IRA deduction instructions in the 1040NR
+    booklet say I might also get the saver's credit and send me to the instructions for that
+    credit. Above what AGI ...?", with the IRA deduction page (p16) best for premise and asked
+    part: p16's "... credit (saver's credit). See the instructions for line 48 beginning on page
+    20.", for p21 ranked second. [] when none."""
+    return _best_mention([m for m in _mentions(passages, resolver, attempted, amounts=amounts, before=1) if _names(m, weights)],
+                         rank, parsed, lambda ref, region, n: (region.doc_id, n) != described)
+
+
+def _pointing_back(store: Any, cands: list[Any], loaded: dict[str, Any], premise: Any, weights: dict[str, float],
+                   resolver: Any, attempted: set[tuple], amounts: tuple[float, ...]):
     """(the passages of a page the premise matches, its pointer) when the premise says the
     document sent the asker to the page it and the asked part both match best (``cands``: the
-    premise's ranking; ``loaded``: the lines it read; ``where``: what the premise says it was
-    sent to, :func:`docintel.questions.parse.pointed_to`; ``idf``: the keywords' weights): "...
+    premise's ranking; ``loaded``: the lines it read; ``weights``: the premise's words saying
+    where it was sent, :func:`_sent_to`): "...
     the filing instructions point me to the direct deposit instructions", and the 1040NR's direct
     deposit page (p24) is first for both. The first of the next PREMISE_PAGES pages of the
     premise's ranking, in that document, with a pointer whose target holds that page and whose
-    sentence holds a word of ``where`` besides the pointer's own ("See Lines 72a through
+    sentence, or the one before, holds a word of ``weights`` besides the pointer's own ("See Lines 72a through
     72d—Direct deposit of refund on page 24 for more details." on p4, ranked second); not a
     contents entry. None when none has one: 1040NR p19's "See the instructions for line 41 that
     begin on page 18 ..." says nothing of the worksheet "the Schedule A line 17 instructions send
     me to"."""
     from docintel.parsing.structure.lines import has_leader
     from docintel.retrieval import candidate_passages
-    from docintel.retrieval.region import keyword_weights
-    from docintel.text import held, stems
 
     target = (cands[0].doc_id, cands[0].page_num)
-    weights = {k: w for k, w in keyword_weights(premise, idf).items() if k in stems(where)}
     for c in cands[1:PREMISE_PAGES + 1]:
         if c.doc_id != target[0] or c.page_num == target[1] or c.doc_id not in loaded:
             continue
@@ -634,9 +678,9 @@ def _pointing_back(store: Any, cands: list[Any], loaded: dict[str, Any], premise
         marks = {int(n): v for n, v in zip(rows["line_num"], rows["set_as"]) if isinstance(v, str)}
         found = [(ref, region, sentence, span) for ref, region, sentence, span
                  in _mentions_in(c.doc_id, c.page_num, list(zip(rows["line_num"].astype(int), rows["text"].astype(str))),
-                                 resolver, attempted, marks, amounts)
+                                 resolver, attempted, marks, amounts, before=1)
                  if region.page_start <= target[1] <= region.page_end and ref.origin.line not in listed
-                 and held(stems(sentence) - stems(ref.raw_text), weights) > 0]
+                 and _names((ref, region, sentence, span), weights)]
         refs = _best_mention(found, {target: 0}, premise, lambda ref, region, n: True)
         if refs:
             at = [r.origin.line for r in refs]

@@ -846,13 +846,59 @@ def test_a_premise_that_says_it_was_pointed_to_the_page_that_answers_is_answered
     assert {c.page for c in out.citations} == {24} and out.answer_completeness == Completeness.complete
 
 
+def test_a_premise_sent_on_from_the_page_that_answers_best_follows_the_pointer_naming_where(i1040nr_store):
+    """With the 1040NR's IRA deduction page (p16) best for both the premise ("The IRA deduction
+    instructions ... say I might also get the saver's credit and send me to the instructions for
+    that credit.") and its asked part, and p21 and p17 next for the asked part, p16 is where the
+    premise was sent from: its pointer whose sentence, or the one before, names where it was sent
+    is the one followed. "... credit (saver's credit). See the instructions for line 48 beginning
+    on page 20." names the credit only in the sentence before; sent to "a worksheet for my
+    modified AGI", it is "Use lines 2 through 4 of the worksheet on page 17 to figure your
+    modified AGI."; sent to "the table of boiling points", none."""
+    from docintel.orchestrator.loop import _pointing_on, _sent_to
+    from docintel.questions import parse_question
+    from docintel.questions.parse import pointed_to
+    from docintel.references import Resolver
+    from docintel.retrieval import Candidate, candidate_passages, page_lines
+    from docintel.store import Store
+
+    store = Store(i1040nr_store.store)
+    doc_id = next(iter(store.manifest()["documents"]))
+    loaded = {doc_id: page_lines(store, doc_id, [16])}
+    cand = Candidate(doc_id=doc_id, page_num=16, page_label="16", score=1.0, bm25=1.0, line_start=1, line_end=200)
+    passages = candidate_passages(store, [cand], loaded)
+    rank = {(doc_id, 16): 0, (doc_id, 21): 1, (doc_id, 17): 2}
+    question = parse_question("The IRA deduction instructions in the 1040NR booklet say I might also get the saver's "
+                              "credit. Above what AGI can I not take it at all?")
+
+    def on(premise: str) -> list[str]:
+        weights = _sent_to(parse_question(premise), {}, pointed_to(premise))
+        return [r.raw_text for r in _pointing_on(passages, (doc_id, 16), rank, question, weights, Resolver(store), set(), ())]
+
+    assert on("The IRA deduction instructions in the 1040NR booklet say I might also get the saver's credit and send "
+              "me to the instructions for that credit.") == ["instructions for line 48 beginning on page 20"]
+    assert on("The 1040NR IRA deduction instructions send me to a worksheet for my modified AGI.") == ["page 17"]
+    assert on("The 1040NR IRA deduction instructions send me to the table of boiling points.") == []
+
+
+def test_a_pointer_names_what_the_sentence_before_it_is_about():
+    from docintel.text import sentence_at
+
+    text = "You may be able to take the retirement savings contributions credit (saver's credit). See the " \
+           "instructions for line 48 beginning on page 20. Line 32 is next."
+    at = text.index("instructions for line 48")
+    assert sentence_at(text, at, at + 10) == "See the instructions for line 48 beginning on page 20."
+    assert sentence_at(text, at, at + 10, before=1) == text[:text.index(" Line 32")]
+    assert sentence_at(text, 3, 8, before=1) == sentence_at(text, 3, 8)  # none before the first
+
+
 def test_a_page_pointing_back_must_say_what_the_premise_was_sent_to(i1040nr_store):
     """1040NR p19's "See the instructions for line 41 that begin on page 18 ..." points at p18 and
     shares "Form", "line" and "1040NR" with "My 2007 Form 1040NR line 36 is about $190,000, and
     the Schedule A line 17 instructions send me to a worksheet ...", but says nothing of the
     worksheet it was sent to: with p18 best and p19 next, p19 is no way back to p18. Sent to
     "Schedule D", which that sentence names, it is."""
-    from docintel.orchestrator.loop import _pointing_back
+    from docintel.orchestrator.loop import _pointing_back, _sent_to
     from docintel.questions import parse_question
     from docintel.questions.parse import pointed_to
     from docintel.references import Resolver
@@ -870,7 +916,8 @@ def test_a_page_pointing_back_must_say_what_the_premise_was_sent_to(i1040nr_stor
     assert where == "a worksheet because that's over $156,400"
 
     def back(where: str):
-        return _pointing_back(store, cands, loaded, parse_question(premise), where, {}, Resolver(store), set(), ())
+        said = parse_question(premise)
+        return _pointing_back(store, cands, loaded, said, _sent_to(said, {}, where), Resolver(store), set(), ())
 
     assert back(where) is None
     passages, refs = back("Schedule D")

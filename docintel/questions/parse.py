@@ -35,9 +35,11 @@ STOP_WORDS = frozenset(
 # words that say something about the answer's shape but carry no topic
 _SHAPE_WORDS = frozenset("similar similarly different differ differs better worse same versus vs".split())
 
-_FRAME = re.compile(r"(?i)\b(?:looks?|looked|looking)\s+like\b|\b(?:as\s+a|on\s+the)\s+whole\b")
-"""A question frame ("what does X look like?" asks to describe X) or idiom ("how secure the SOA
-is as a whole"): its words are not the topic."""
+_FRAME = re.compile(r"(?i)\b(?:looks?|looked|looking)\s+like\b|\b(?:as\s+a|on\s+the)\s+whole\b"
+                    r"|\bas\s+(?:distinct|distinguished)\s+from\b|\bas\s+opposed\s+to\b")
+"""A question frame ("what does X look like?" asks to describe X), idiom ("how secure the SOA
+is as a whole") or phrase setting two things apart ("upgrades, as distinct from patches"): its
+words are not the topic."""
 
 _HOW_WORDS = frozenset("long often far large big small quickly soon old fast frequently early late".split())
 _TOKEN = re.compile(r"[^\W\d_][\w\-']*[^\W_]|[^\W\d_]|\d+(?:_[^\W_]+)+|\d+(?:[.,]\d+)*(?:[a-z]{1,3}\b)?%?")

@@ -3016,6 +3016,18 @@ def test_as_a_whole_is_an_idiom_not_a_keyword():
     assert "whole" in parse_question("Must the whole drive be overwritten?").keywords
 
 
+def test_a_phrase_setting_two_things_apart_is_not_a_keyword():
+    """"What are upgrades, as distinct from patches, in SP 800-40?" asks what upgrades are; SP
+    800-40 answers "upgrades, which bring software or firmware to a newer version in a much
+    broader change than just applying a patch" without the word "distinct", so the answer was
+    called partial for not mentioning it."""
+    for q in ("What are upgrades, as distinct from patches, in SP 800-40?",
+              "What are upgrades, as opposed to patches, in SP 800-40?"):
+        keywords = parse_question(q).keywords
+        assert {"distinct", "opposed"}.isdisjoint(keywords) and {"upgrades", "patches"} <= set(keywords), keywords
+    assert "distinct" in parse_question("How many distinct values can the field hold?").keywords
+
+
 def test_filler_pronouns_and_happen_are_not_keywords():
     """"What has to happen if something mechanical goes wrong?": rare words in a corpus of
     standards, so they would outweigh "mechanical", but they name no topic."""

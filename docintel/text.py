@@ -315,6 +315,15 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
     return text, spans
 
 
+_BARE_POINTER = re.compile(r"^\(?(?:see|refer\s+to|cf\.)\b", re.IGNORECASE)
+
+
+def bare_pointer(text: str) -> bool:
+    """A sentence that only sends the reader on ("(See Flightcrew Training section in this
+    preamble for further information.)", "See Section 5.1.3.3."): it annotates the one before."""
+    return bool(_BARE_POINTER.match(text.strip())) and len(text.split()) <= 15
+
+
 def sentence_at(text: str, start: int, end: int, before: int = 0) -> str:
     """The sentence of running ``text`` (see ``join_lines``) that holds ``text[start:end]``, cut
     where ``split_sentences`` cuts (a sentence end, a footnote mark after it, a line break; a

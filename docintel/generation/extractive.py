@@ -41,7 +41,7 @@ from docintel.text import BULLET, IDENTIFIER, NUMBERED_HEADING, REFERENCE_ENTRY,
 from docintel.text import stem as _stem
 from docintel.text import held as _held
 from docintel.text import holds as _holds
-from docintel.text import NUMBER, amount_excluded, amount_met, bracket_group, bracket_ranges, money_amounts, normalise_number
+from docintel.text import NUMBER, amount_excluded, amount_met, bare_pointer, bracket_group, bracket_ranges, money_amounts, normalise_number
 from docintel.text import stems as _stems
 from docintel.text import acronym_stems, acronyms_in, initials_of, named_by_initials, spells_out, unit_stems
 from docintel.text import TITLED, defining, folded, is_heading, names_column, superlative
@@ -949,15 +949,8 @@ MIN_TABLE_ROWS = 3
 """Rows that make a target a table; fewer are a boxed note on a page of text."""
 
 
-_BARE_POINTER = re.compile(r"^\(?(?:see|refer\s+to|cf\.)\b", re.IGNORECASE)
 _FOR_DETAILS = re.compile(r"(?i)^for\s+(?:more\s+|further\s+)?(?:details|information)\b[^,;.]{0,40},\s*")
 """A lead-in before "see" ("For details on how to do so, see Form W-7 and its instructions.")."""
-
-
-def _bare_pointer(text: str) -> bool:
-    """A sentence that only sends the reader on ("(See Flightcrew Training section in this
-    preamble for further information.)", "See Section 5.1.3.3."): it annotates the one before."""
-    return bool(_BARE_POINTER.match(text.strip())) and len(text.split()) <= 15
 
 
 _FOR_EXAMPLE = re.compile(r"(?i)^(?:for\s+(?:example|instance)|e\.g\.)\b")
@@ -1892,14 +1885,14 @@ class ExtractiveGenerator:
                 # pointer names, which it annotates: quoted, nothing to follow ("For details on how
                 # to do so, see Form W-7 and its instructions.")
                 pointing = self.find_pointers(t.text)
-                unnamed = k == 0 and not pointing and _bare_pointer(_FOR_DETAILS.sub("", t.text.strip()))
+                unnamed = k == 0 and not pointing and bare_pointer(_FOR_DETAILS.sub("", t.text.strip()))
                 if id(t) in have or not (pointing or unnamed):
                     continue
                 shared = _stems(t.text) & set(weights)
                 # the next sentence pointing on about the same subject, or only pointing ("(See
                 # Flightcrew Training section in this preamble for further information.)"), or a
                 # later one of the same passage that matches the question as well as an answer must
-                if (k == 0 and (len(shared) >= 2 or (focus and _stem(focus) in shared) or _bare_pointer(t.text))) \
+                if (k == 0 and (len(shared) >= 2 or (focus and _stem(focus) in shared) or bare_pointer(t.text))) \
                         or unnamed or t.coverage >= floor:
                     out.append(t)
                     have.add(id(t))

@@ -12,12 +12,15 @@ the first only if it got further (complete, or waiting on a pointer, where the f
 When the premise says the document sent it to a part ("... the filing instructions point me to
 the direct deposit instructions") and the page it matches best is the asked part's best too, that
 page is where it was sent from when one of its pointers, in a sentence naming what the premise
-says it was sent to (or the sentence before: "... credit (saver's credit). See the instructions
-for line 48 ..."), leads to another page the asked part matches: that pointer is followed
-(``follow_premise_pointer``). Else the page is where it was sent to, and the next page the
-premise matches that points at it, in such a sentence, is read and its pointer followed
-(``follow_pointer_back``); either answer stands unless the answer from the pages the question
-matches got further.
+says it was sent to (or, when it only points, the sentence before: "... credit (saver's credit).
+See the instructions for line 48 ..."), leads to another page the asked part matches: that
+pointer is followed (``follow_premise_pointer``). Else the page is where it was sent to, and the
+next page the premise matches that points at it, in such a sentence, is read and its pointer
+followed (``follow_pointer_back``); either answer stands unless the answer from the pages the
+question matches got further. The way back is tried too when the premise's page is not the asked
+part's best but the pointer the premise route would follow from it names nothing of where the
+premise was sent ("The line 32 instructions send me to a worksheet to figure the deduction." and
+the worksheet's page first: its "(see page 16)" is the way back, not the way on).
 When the whole premise finds no such page, its sentences that report what the document says
 ("Before we wipe ... SP 800-88 says one of its sections covers roles and responsibilities.")
 are tried alone (``follow_reported_pointer``); that answer stands only if it got further.
@@ -457,29 +460,31 @@ def _holds_origin(region: Any, next_section: Any, origin: Any) -> bool:
 
 
 def _mentions(passages: list[Any], resolver: Any, attempted: set[tuple], cited: list[Citation] | None = None,
-              amounts: tuple[float, ...] = (), before: int = 0):
+              amounts: tuple[float, ...] = (), lead_in: bool = False):
     """(mention, target region, its sentence, its span) of each internal mention in the passages'
     running text (only in the lines ``cited``, when given; "... as described in Section" / "7.2."
     is one mention) that resolves and has not been followed, and whose sentence sets no condition
     on an amount that none of ``amounts`` (the question's) meets ("If your taxable income is
     $100,000 or more, use the Tax Computation Worksheet on page 46", for "$74,130"). Its origin is
     the line it starts on; the parts of one list ("Sections 4.1.5, 4.2.5, and 4.3.5") share their
-    span (page, start). ``before``: the sentences before the mention's that come with it."""
+    span (page, start). ``lead_in``: a sentence that only points ("See the instructions for line 48
+    beginning on page 20.", :func:`docintel.text.bare_pointer`) comes with the one before, which
+    it annotates."""
     for p in passages:
         spans = [(c.line_start, c.line_end) for c in cited or [] if c.doc_id == p.doc_id and c.page == p.page]
         if cited is not None and not spans:
             continue
         lines = [(ln.line_num, ln.text) for ln in p.lines if not spans or any(a <= ln.line_num <= b for a, b in spans)]
-        yield from _mentions_in(p.doc_id, p.page, lines, resolver, attempted, p.set_as(), amounts, before)
+        yield from _mentions_in(p.doc_id, p.page, lines, resolver, attempted, p.set_as(), amounts, lead_in)
 
 
 def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver: Any, attempted: set[tuple],
-                 set_as: dict[int, str] | None = None, amounts: tuple[float, ...] = (), before: int = 0):
+                 set_as: dict[int, str] | None = None, amounts: tuple[float, ...] = (), lead_in: bool = False):
     """:func:`_mentions` of one page's ``lines`` ((line number, text), in order; ``set_as``: how
     their type sets them, :func:`docintel.text.join_lines`)."""
     from docintel.references.detect import find_mentions, is_external
     from docintel.schemas.answers import Origin
-    from docintel.text import amount_excluded, join_lines, sentence_at
+    from docintel.text import amount_excluded, bare_pointer, join_lines, sentence_at
 
     if not lines:
         return
@@ -495,7 +500,8 @@ def _mentions_in(doc_id: str, page: int, lines: list[tuple[int, str]], resolver:
             continue
         sentence = sentence_at(text, m.start, m.end)
         if not amount_excluded(sentence, amounts):
-            sentence = sentence_at(text, m.start, m.end, before) if before else sentence
+            if lead_in and bare_pointer(sentence):
+                sentence = sentence_at(text, m.start, m.end, before=1)
             yield ref, region, sentence, (doc_id, page, m.start)
 
 
@@ -613,9 +619,29 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
         sent_for = elsewhere(query)
         best = ((_described_mention(premise_passages, mentions, said, sent_for) if sent_for is not None else [])
                 or _best_mention(mentions, rank, parsed, _unread(premise_passages)))
+        where = pointed_to(query)
+        if where and not _names_where(best, premise_passages, _sent_to(said, idf, where), resolver, attempted,
+                                      money_amounts(parsed.text)):
+            # "The line 32 instructions send me to a worksheet to figure the deduction." and the
+            # worksheet's page (p17) ranks first for the premise: it is where the premise was
+            # sent, and the way there is a page pointing at it ("Use the worksheet on page 17 to
+            # figure your student loan interest deduction." on p16), not p17's "(see page 16)"
+            back = _pointing_back(store, premise_cands, loaded, said, _sent_to(said, idf, where), resolver, attempted,
+                                  money_amounts(parsed.text))
+            if back:
+                return back, "follow_pointer_back"
         if best:
             return (premise_passages, best), how
     return None, ""
+
+
+def _names_where(refs: list[PendingReference], passages: list[Any], weights: dict[str, float], resolver: Any,
+                 attempted: set[tuple], amounts: tuple[float, ...]) -> bool:
+    """Whether the sentence of one of ``refs`` (mentions in ``passages``; when it only points, with
+    the one before) names where the premise was sent (``weights``: :func:`_sent_to`)."""
+    spans = {(r.origin.page, r.origin.line, r.raw_text) for r in refs if r.origin}
+    return any(_names(m, weights) for m in _mentions(passages, resolver, attempted, amounts=amounts, lead_in=True)
+               if (m[0].origin.page, m[0].origin.line, m[0].raw_text) in spans)
 
 
 def _sent_to(premise: Any, idf: dict[str, float], where: str) -> dict[str, float]:
@@ -640,27 +666,27 @@ def _names(mention: tuple, weights: dict[str, float]) -> bool:
 def _pointing_on(passages: list[Any], described: tuple, rank: dict[tuple, int], parsed: Any, weights: dict[str, float],
                  resolver: Any, attempted: set[tuple], amounts: tuple[float, ...]) -> list[PendingReference]:
     """The pointer on the page the premise describes (``passages``; ``described``: (doc, page))
-    when the premise says the document sent it on from there: its sentence, or the one before,
-    names where (``weights``: :func:`_sent_to`) and its target holds another page the asked part
-    matches (``rank``, as :func:`_best_mention`). "The IRA deduction instructions in the 1040NR
+    when the premise says the document sent it on from there: its sentence (when it only points,
+    with the one before) names where (``weights``: :func:`_sent_to`) and its target holds another
+    page the asked part matches (``rank``, as :func:`_best_mention`). "The IRA deduction instructions in the 1040NR
     booklet say I might also get the saver's credit and send me to the instructions for that
     credit. Above what AGI ...?", with the IRA deduction page (p16) best for premise and asked
     part: p16's "... credit (saver's credit). See the instructions for line 48 beginning on page
     20.", for p21 ranked second. [] when none."""
-    return _best_mention([m for m in _mentions(passages, resolver, attempted, amounts=amounts, before=1) if _names(m, weights)],
+    return _best_mention([m for m in _mentions(passages, resolver, attempted, amounts=amounts, lead_in=True) if _names(m, weights)],
                          rank, parsed, lambda ref, region, n: (region.doc_id, n) != described)
 
 
 def _pointing_back(store: Any, cands: list[Any], loaded: dict[str, Any], premise: Any, weights: dict[str, float],
                    resolver: Any, attempted: set[tuple], amounts: tuple[float, ...]):
     """(the passages of a page the premise matches, its pointer) when the premise says the
-    document sent the asker to the page it and the asked part both match best (``cands``: the
+    document sent the asker to the page it matches best (``cands``: the
     premise's ranking; ``loaded``: the lines it read; ``weights``: the premise's words saying
-    where it was sent, :func:`_sent_to`): "...
-    the filing instructions point me to the direct deposit instructions", and the 1040NR's direct
-    deposit page (p24) is first for both. The first of the next PREMISE_PAGES pages of the
-    premise's ranking, in that document, with a pointer whose target holds that page and whose
-    sentence, or the one before, holds a word of ``weights`` besides the pointer's own ("See Lines 72a through
+    where it was sent, :func:`_sent_to`): "... the filing instructions point me to the direct
+    deposit instructions", and the 1040NR's direct deposit page (p24) is first for both. The
+    first of the next PREMISE_PAGES pages of the premise's ranking, in that document, with a
+    pointer whose target holds that page and whose sentence (when it only points, with the one
+    before) holds a word of ``weights`` besides the pointer's own ("See Lines 72a through
     72d—Direct deposit of refund on page 24 for more details." on p4, ranked second); not a
     contents entry. None when none has one: 1040NR p19's "See the instructions for line 41 that
     begin on page 18 ..." says nothing of the worksheet "the Schedule A line 17 instructions send
@@ -678,7 +704,7 @@ def _pointing_back(store: Any, cands: list[Any], loaded: dict[str, Any], premise
         marks = {int(n): v for n, v in zip(rows["line_num"], rows["set_as"]) if isinstance(v, str)}
         found = [(ref, region, sentence, span) for ref, region, sentence, span
                  in _mentions_in(c.doc_id, c.page_num, list(zip(rows["line_num"].astype(int), rows["text"].astype(str))),
-                                 resolver, attempted, marks, amounts, before=1)
+                                 resolver, attempted, marks, amounts, lead_in=True)
                  if region.page_start <= target[1] <= region.page_end and ref.origin.line not in listed
                  and _names((ref, region, sentence, span), weights)]
         refs = _best_mention(found, {target: 0}, premise, lambda ref, region, n: True)

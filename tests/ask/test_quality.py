@@ -881,6 +881,29 @@ def test_a_premise_sent_on_from_the_page_that_answers_best_follows_the_pointer_n
     assert on("The 1040NR IRA deduction instructions send me to the table of boiling points.") == []
 
 
+def test_a_premise_sent_to_the_page_it_matches_best_is_answered_from_the_page_that_sent_it(i1040nr_store, tmp_path):
+    """"I paid interest on a student loan. The 1040NR's line 32 instructions send me to a
+    worksheet to figure the deduction. ...?": the premise matches the worksheet's page (p17) best,
+    and the premise route followed p17's "1. Enter the total interest you paid in 2007 on
+    qualified student loans (see page 16)." back to p16, the wrong way round. That sentence says
+    nothing of the worksheet the premise was sent to, so p17 is where it was sent: the page the
+    premise ranks next that points at p17 in a sentence naming it (p16's "Use the worksheet on
+    page 17 to figure your student loan interest deduction.") is read and its pointer followed."""
+    import json
+
+    from docintel import api
+
+    trace = tmp_path / "trace.json"
+    settings = Settings.load(env={}, store=i1040nr_store.store, quiet=True, ask__trace=trace)
+    out = api.ask("I paid interest on a student loan. The 1040NR's line 32 instructions send me to a worksheet to "
+                  "figure the deduction. What is the most interest I can deduct?", settings)
+    got = json.loads(trace.read_text())
+    assert got["follow_pointer_back"]["pointer"] == "page 17", got.keys()
+    assert out.citations[0].page == 16 and out.citations[0].retrieved_via == RetrievedVia.primary, out.citations
+    ref = [c for c in out.citations if c.retrieved_via == RetrievedVia.reference]
+    assert ref and {c.page for c in ref} == {17} and ref[0].referenced_from == Origin(page=16, line=163)
+
+
 def test_a_pointer_names_what_the_sentence_before_it_is_about():
     from docintel.text import sentence_at
 

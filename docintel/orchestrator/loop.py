@@ -588,6 +588,7 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
         # a fingerprint-unlocked smart card for a scene: AAL3's page, not AAL2's like sentence)
         ranked.reverse()
     seen: set[tuple] = set()
+    amounts = money_amounts(parsed.text)
     for query, how, said, premise_passages, premise_cands, (loaded, idf) in ranked:
         if _near_tie(premise_cands, 1):
             # the page the premise describes is a coin toss between two: read both
@@ -596,38 +597,33 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
             continue
         first = premise_passages[0]
         described = (premise_cands[0].doc_id, premise_cands[0].page_num)  # the first passage may be the page before's cut sentence
+        where = pointed_to(query)
+        weights = _sent_to(said, idf, where) if where else {}
         if rank.get(described) == 0:
             # the page the premise describes is where the asked part matches best too; when the
             # premise says the document sent it on, that page is where it was sent from (it
             # points on from a sentence naming where, to a page the asked part matches too) or
             # where it was sent to (the way in is a page pointing at it)
-            where = pointed_to(query)
             if not where:
                 return None, ""
-            weights = _sent_to(said, idf, where)
-            on = _pointing_on(premise_passages, described, rank, parsed, weights, resolver, attempted,
-                              money_amounts(parsed.text))
+            on = _pointing_on(premise_passages, described, rank, parsed, weights, resolver, attempted, amounts)
             if on:
                 return (premise_passages, on), how
-            back = _pointing_back(store, premise_cands, loaded, said, weights, resolver, attempted,
-                                  money_amounts(parsed.text))
+            back = _pointing_back(store, premise_cands, loaded, said, weights, resolver, attempted, amounts)
             return (back, "follow_pointer_back") if back else (None, "")
         if (first.doc_id, first.page) in seen:
             continue
         seen.add((first.doc_id, first.page))
-        mentions = list(_mentions(premise_passages, resolver, attempted, amounts=money_amounts(parsed.text)))
+        mentions = list(_mentions(premise_passages, resolver, attempted, amounts=amounts))
         sent_for = elsewhere(query)
         best = ((_described_mention(premise_passages, mentions, said, sent_for) if sent_for is not None else [])
                 or _best_mention(mentions, rank, parsed, _unread(premise_passages)))
-        where = pointed_to(query)
-        if where and not _names_where(best, premise_passages, _sent_to(said, idf, where), resolver, attempted,
-                                      money_amounts(parsed.text)):
+        if where and not _names_where(best, premise_passages, weights, resolver, attempted, amounts):
             # "The line 32 instructions send me to a worksheet to figure the deduction." and the
             # worksheet's page (p17) ranks first for the premise: it is where the premise was
             # sent, and the way there is a page pointing at it ("Use the worksheet on page 17 to
             # figure your student loan interest deduction." on p16), not p17's "(see page 16)"
-            back = _pointing_back(store, premise_cands, loaded, said, _sent_to(said, idf, where), resolver, attempted,
-                                  money_amounts(parsed.text))
+            back = _pointing_back(store, premise_cands, loaded, said, weights, resolver, attempted, amounts)
             if back:
                 return back, "follow_pointer_back"
         if best:
@@ -668,11 +664,11 @@ def _pointing_on(passages: list[Any], described: tuple, rank: dict[tuple, int], 
     """The pointer on the page the premise describes (``passages``; ``described``: (doc, page))
     when the premise says the document sent it on from there: its sentence (when it only points,
     with the one before) names where (``weights``: :func:`_sent_to`) and its target holds another
-    page the asked part matches (``rank``, as :func:`_best_mention`). "The IRA deduction instructions in the 1040NR
-    booklet say I might also get the saver's credit and send me to the instructions for that
-    credit. Above what AGI ...?", with the IRA deduction page (p16) best for premise and asked
-    part: p16's "... credit (saver's credit). See the instructions for line 48 beginning on page
-    20.", for p21 ranked second. [] when none."""
+    page the asked part matches (``rank``, as :func:`_best_mention`). "The IRA deduction
+    instructions in the 1040NR booklet say I might also get the saver's credit and send me to the
+    instructions for that credit. Above what AGI ...?", with the IRA deduction page (p16) best for
+    premise and asked part: p16's "... credit (saver's credit). See the instructions for line 48
+    beginning on page 20.", for p21 ranked second. [] when none."""
     return _best_mention([m for m in _mentions(passages, resolver, attempted, amounts=amounts, lead_in=True) if _names(m, weights)],
                          rank, parsed, lambda ref, region, n: (region.doc_id, n) != described)
 
@@ -680,10 +676,10 @@ def _pointing_on(passages: list[Any], described: tuple, rank: dict[tuple, int], 
 def _pointing_back(store: Any, cands: list[Any], loaded: dict[str, Any], premise: Any, weights: dict[str, float],
                    resolver: Any, attempted: set[tuple], amounts: tuple[float, ...]):
     """(the passages of a page the premise matches, its pointer) when the premise says the
-    document sent the asker to the page it matches best (``cands``: the
-    premise's ranking; ``loaded``: the lines it read; ``weights``: the premise's words saying
-    where it was sent, :func:`_sent_to`): "... the filing instructions point me to the direct
-    deposit instructions", and the 1040NR's direct deposit page (p24) is first for both. The
+    document sent the asker to the page it matches best (``cands``: the premise's ranking;
+    ``loaded``: the lines it read; ``weights``: the premise's words saying where it was sent,
+    :func:`_sent_to`): "... the filing instructions point me to the direct deposit
+    instructions", and the 1040NR's direct deposit page (p24) is first for both. The
     first of the next PREMISE_PAGES pages of the premise's ranking, in that document, with a
     pointer whose target holds that page and whose sentence (when it only points, with the one
     before) holds a word of ``weights`` besides the pointer's own ("See Lines 72a through

@@ -769,6 +769,22 @@ def test_a_pointer_for_another_amount_is_not_followed():
     assert [r.raw_text for r in out.pending_references] == ["page 34"], out.answer
 
 
+def _traced_ask(store, tmp_path):
+    """``ask(question) -> (answer, trace)`` on ``store``, extractive, with its trace read back."""
+    import json
+
+    from docintel import api
+
+    trace = tmp_path / "trace.json"
+    settings = Settings.load(env={}, store=store, quiet=True, ask__trace=trace)
+
+    def ask(question: str):
+        out = api.ask(question, settings)
+        return out, json.loads(trace.read_text())
+
+    return ask
+
+
 def test_a_premise_that_says_it_was_sent_elsewhere_follows_the_pointer_it_describes(i1040nr_store, tmp_path):
     """1040NR p12: "Gains and losses from disposing of U.S. real property interests are reported
     on Schedule D (Form 1040) and included on line 14 of Form 1040NR. See Dispositions of U.S.
@@ -779,17 +795,7 @@ def test_a_premise_that_says_it_was_sent_elsewhere_follows_the_pointer_it_descri
     sends them: the page the premise describes is read and the pointer in the sentence it
     describes (or the next) followed, to page 6's "taxed as if the gain or loss were effectively
     connected ... See section 897" and "net gains may be subject to the alternative minimum tax"."""
-    import json
-
-    from docintel import api
-
-    trace = tmp_path / "trace.json"
-    settings = Settings.load(env={}, store=i1040nr_store.store, quiet=True, ask__trace=trace)
-
-    def ask(question: str):
-        out = api.ask(question, settings)
-        return out, json.loads(trace.read_text())
-
+    ask = _traced_ask(i1040nr_store.store, tmp_path)
     out, got = ask("As a nonresident alien I sold a condo in the US at a gain in 2007. The 1040NR capital gain "
                    "instructions say gains from disposing of US real property interests go on Schedule D and line 14, "
                    "and refer me to another part of the instructions. Is that gain taxed at the flat 30% like my other "
@@ -824,24 +830,17 @@ def test_a_premise_that_says_it_was_pointed_to_the_page_that_answers_is_answered
     page 24 for more details."), is read and its pointer followed (trace ``follow_pointer_back``),
     so the answer cites p24 as reached from p4 line 25. A premise that says nothing of being sent
     there is answered from p24 as before."""
-    import json
-
-    from docintel import api
-
-    trace = tmp_path / "trace.json"
-    settings = Settings.load(env={}, store=i1040nr_store.store, quiet=True, ask__trace=trace)
-    out = api.ask("The 1040NR filing instructions point me to the direct deposit instructions for my refund. "
-                  "Can I have it split among two or three accounts?", settings)
-    got = json.loads(trace.read_text())
+    ask = _traced_ask(i1040nr_store.store, tmp_path)
+    out, got = ask("The 1040NR filing instructions point me to the direct deposit instructions for my refund. "
+                   "Can I have it split among two or three accounts?")
     assert got["follow_pointer_back"]["pointer"] == "page 24", got.keys()
     assert "Form 8888" in out.answer and out.answer_completeness == Completeness.complete, out.answer
     assert out.citations[0].page == 4 and out.citations[0].retrieved_via == RetrievedVia.primary
     ref = [c for c in out.citations if c.retrieved_via == RetrievedVia.reference]
     assert ref and {c.page for c in ref} == {24} and ref[0].referenced_from == Origin(page=4, line=25)
 
-    out = api.ask("I want my 1040NR refund deposited straight into my bank. Can I have it split among two or "
-                  "three accounts?", settings)
-    got = json.loads(trace.read_text())
+    out, got = ask("I want my 1040NR refund deposited straight into my bank. Can I have it split among two or "
+                   "three accounts?")
     assert "follow_pointer_back" not in got and "Form 8888" in out.answer
     assert {c.page for c in out.citations} == {24} and out.answer_completeness == Completeness.complete
 
@@ -889,15 +888,9 @@ def test_a_premise_sent_to_the_page_it_matches_best_is_answered_from_the_page_th
     nothing of the worksheet the premise was sent to, so p17 is where it was sent: the page the
     premise ranks next that points at p17 in a sentence naming it (p16's "Use the worksheet on
     page 17 to figure your student loan interest deduction.") is read and its pointer followed."""
-    import json
-
-    from docintel import api
-
-    trace = tmp_path / "trace.json"
-    settings = Settings.load(env={}, store=i1040nr_store.store, quiet=True, ask__trace=trace)
-    out = api.ask("I paid interest on a student loan. The 1040NR's line 32 instructions send me to a worksheet to "
-                  "figure the deduction. What is the most interest I can deduct?", settings)
-    got = json.loads(trace.read_text())
+    out, got = _traced_ask(i1040nr_store.store, tmp_path)(
+        "I paid interest on a student loan. The 1040NR's line 32 instructions send me to a worksheet to figure the "
+        "deduction. What is the most interest I can deduct?")
     assert got["follow_pointer_back"]["pointer"] == "page 17", got.keys()
     assert out.citations[0].page == 16 and out.citations[0].retrieved_via == RetrievedVia.primary, out.citations
     ref = [c for c in out.citations if c.retrieved_via == RetrievedVia.reference]

@@ -13,14 +13,17 @@ When the premise says the document sent it to a part ("... the filing instructio
 the direct deposit instructions") and the page it matches best is the asked part's best too, that
 page is where it was sent from when one of its pointers, in a sentence naming what the premise
 says it was sent to (or, when it only points, the sentence before: "... credit (saver's credit).
-See the instructions for line 48 ..."), leads to another page the asked part matches: that
-pointer is followed (``follow_premise_pointer``). Else the page is where it was sent to, and the
+See the instructions for line 48 ..."), leads to another page the asked part or the whole
+question matches: that pointer is followed (``follow_premise_pointer``). Else the page is where it was sent to, and the
 next page the premise matches that points at it, in such a sentence, is read and its pointer
 followed (``follow_pointer_back``); either answer stands unless the answer from the pages the
 question matches got further. The way back is tried too when the premise's page is not the asked
 part's best but the pointer the premise route would follow from it names nothing of where the
 premise was sent ("The line 32 instructions send me to a worksheet to figure the deduction." and
-the worksheet's page first: its "(see page 16)" is the way back, not the way on).
+the worksheet's page first: its "(see page 16)" is the way back, not the way on). When the premise's
+page has no pointer to a page the asked part matches and no way back, the way on is tried from it
+too: an asked part saying only "it" ("... point me to the instructions for that credit. Above what
+AGI can I not take it?") may rank the credit's page low, the whole question higher.
 When the whole premise finds no such page, its sentences that report what the document says
 ("Before we wipe ... SP 800-88 says one of its sections covers roles and responsibilities.")
 are tried alone (``follow_reported_pointer``); that answer stands only if it got further.
@@ -387,7 +390,7 @@ def answer(question: str, settings: Settings) -> AskResult:
             record["resolve_ms"] = round((time.perf_counter() - t_res) * 1000, 2)
 
     runner_up = RUNNER_UP_PAGES if ask.max_loops > 0 and not parsed.pointers else 0
-    lead, how = _premise_pointer(store, parsed, doc_ids, resolver, attempted) if runner_up else (None, "")
+    lead, how = _premise_pointer(store, parsed, doc_ids, resolver, attempted, candidates) if runner_up else (None, "")
     if lead is None and runner_up:
         lead, how = _entry_pointer(candidates, resolver, attempted, parsed, read, lines_of), "enter_by_pointer"
     if lead is not None:
@@ -550,10 +553,13 @@ def _named_pointers(text: str) -> list[PendingReference]:
     return [m.ref for m in find_mentions(text)] + [r for r, _, _ in find_citations(text) if r.ref_target.isdigit()]
 
 
-def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, attempted: set[tuple]):
+def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any, attempted: set[tuple],
+                     candidates: list[Any]):
     """((the passages of the page the premise describes, its pointer(s)), how) when that page
     mentions a part on one of the PREMISE_TARGETS pages the asked part alone matches best, and is
     not itself the asked part's best page; (None, "") otherwise (no premise, or no such pointer).
+    When the premise says where it was sent, the way on (:func:`_pointing_on`) may also reach one
+    of the first pages of the whole question's ranking (``candidates``).
     The page is the one the whole premise matches best (``follow_premise_pointer``), else the one
     its sentences reporting what the document says match best (``follow_reported_pointer``), that
     one first when the two rankings hold the same two pages first, each the other way round
@@ -568,7 +574,8 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     _, asked, _, _ = retrieve(store, parse_question(parsed.asked, _named_pointers), doc_ids, top_k=1)
     if not asked:
         return None, ""
-    rank = {(c.doc_id, c.page_num): i for i, c in enumerate(asked[:PREMISE_TARGETS])}
+    rank = _ranks(asked)
+    reach = _ranks(asked, candidates)  # the way on may lead to a page the whole question matches
     # the page the whole premise matches best; then the one its sentences about the document
     # match ("Before we wipe ... legal wants ... SP 800-88 says one of its sections covers roles
     # and responsibilities."): the scene finds the answer's page, the report finds the pointer's
@@ -606,7 +613,7 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
             # where it was sent to (the way in is a page pointing at it)
             if not where:
                 return None, ""
-            on = _pointing_on(premise_passages, described, rank, parsed, weights, resolver, attempted, amounts)
+            on = _pointing_on(premise_passages, described, reach, parsed, weights, resolver, attempted, amounts)
             if on:
                 return (premise_passages, on), how
             back = _pointing_back(store, premise_cands, loaded, said, weights, resolver, attempted, amounts)
@@ -628,7 +635,23 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
                 return back, "follow_pointer_back"
         if best:
             return (premise_passages, best), how
+        if where:
+            # the asked part says only "it" ("... the saver's credit and point me to the
+            # instructions for that credit. Above what AGI can I not take it ...?") and ranks
+            # another document first: the way on may lead to a page the whole question matches
+            on = _pointing_on(premise_passages, described, reach, parsed, weights, resolver, attempted, amounts)
+            if on:
+                return (premise_passages, on), how
     return None, ""
+
+
+def _ranks(*rankings: list[Any]) -> dict[tuple, int]:
+    """(doc, page) -> its best rank among the first PREMISE_TARGETS of each ranking (candidates)."""
+    rank: dict[tuple, int] = {}
+    for cands in rankings:
+        for i, c in enumerate(cands[:PREMISE_TARGETS]):
+            rank[(c.doc_id, c.page_num)] = min(i, rank.get((c.doc_id, c.page_num), i))
+    return rank
 
 
 def _names_where(refs: list[PendingReference], passages: list[Any], weights: dict[str, float], resolver: Any,
@@ -664,7 +687,8 @@ def _pointing_on(passages: list[Any], described: tuple, rank: dict[tuple, int], 
     """The pointer on the page the premise describes (``passages``; ``described``: (doc, page))
     when the premise says the document sent it on from there: its sentence (when it only points,
     with the one before) names where (``weights``: :func:`_sent_to`) and its target holds another
-    page the asked part matches (``rank``, as :func:`_best_mention`). "The IRA deduction
+    page the asked part or the whole question matches (``rank``: :func:`_ranks`, as
+    :func:`_best_mention`). "The IRA deduction
     instructions in the 1040NR booklet say I might also get the saver's credit and send me to the
     instructions for that credit. Above what AGI ...?", with the IRA deduction page (p16) best for
     premise and asked part: p16's "... credit (saver's credit). See the instructions for line 48

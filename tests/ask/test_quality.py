@@ -880,6 +880,25 @@ def test_a_premise_sent_on_from_the_page_that_answers_best_follows_the_pointer_n
     assert on("The 1040NR IRA deduction instructions send me to the table of boiling points.") == []
 
 
+def test_a_premise_sent_on_reaches_a_page_the_whole_question_matches(i1040nr_store, tmp_path):
+    """"... the saver's credit as well, and send me to the instructions for that credit. Above what
+    adjusted gross income is it ruled out, and does a student qualify?": the asked part says only
+    "it", so it ranks page 1, then the IRA deduction page (p16), then the worksheet (p17), and the
+    credit's instructions (p20-21) not among them. p16's pointer naming the credit ("... credit
+    (saver's credit). See the instructions for line 48 beginning on page 20.") had no target the
+    asked part ranks, and the answer came from p16's student loan conditions ("AGI is less than
+    $70,000"), complete and wrong. The whole question names the credit and ranks p20 third: the way
+    on may lead there, and the answer quotes the credit's "$26,000"."""
+    out, got = _traced_ask(i1040nr_store.store, tmp_path)(
+        "The 1040NR's IRA deduction instructions mention that I may be able to claim the saver's credit as well, and "
+        "send me to the instructions for that credit. Above what adjusted gross income is it ruled out, and does a "
+        "student qualify?")
+    assert got["follow_premise_pointer"]["pointer"] == "instructions for line 48 beginning on page 20", got.keys()
+    ref = [c for c in out.citations if c.retrieved_via == RetrievedVia.reference]
+    assert ref and {c.page for c in ref} == {20, 21} and ref[0].referenced_from == Origin(page=16, line=146)
+    assert "$26,000" in out.answer
+
+
 def test_a_premise_sent_to_the_page_it_matches_best_is_answered_from_the_page_that_sent_it(i1040nr_store, tmp_path):
     """"I paid interest on a student loan. The 1040NR's line 32 instructions send me to a
     worksheet to figure the deduction. ...?": the premise matches the worksheet's page (p17) best,

@@ -638,8 +638,11 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
         if where:
             # the asked part says only "it" ("... the saver's credit and point me to the
             # instructions for that credit. Above what AGI can I not take it ...?") and ranks
-            # another document first: the way on may lead to a page the whole question matches
-            on = _pointing_on(premise_passages, described, reach, parsed, weights, resolver, attempted, amounts)
+            # another document first: the way on may lead to a page the whole question matches,
+            # its first pages first, then any it ranks ("... send me to the instructions for the
+            # saver's credit. Who counts as a student for it?": p20 seventh)
+            anywhere = {(c.doc_id, c.page_num): PREMISE_TARGETS + i for i, c in enumerate(candidates)}
+            on = _pointing_on(premise_passages, described, {**anywhere, **reach}, parsed, weights, resolver, attempted, amounts)
             if on:
                 return (premise_passages, on), how
     return None, ""

@@ -899,6 +899,29 @@ def test_a_premise_sent_on_reaches_a_page_the_whole_question_matches(i1040nr_sto
     assert "$26,000" in out.answer
 
 
+def test_a_premise_sent_on_reaches_a_page_the_whole_question_ranks_lower(i1040nr_store):
+    """"The 1040NR IRA deduction instructions send me to the instructions for the saver's credit.
+    Who counts as a student for it?": the asked part ranks other pages (none of them p16 or the
+    credit's), and on the 16-document demo store the whole question ranks the credit's first page
+    (p20) seventh. p16's pointer whose sentence names the credit is followed all the same: the
+    premise says the document sends it there, and no other way leads anywhere. Given a ranking
+    with p20 fifth, the way on reaches it."""
+    from docintel.orchestrator.loop import _premise_pointer
+    from docintel.questions import parse_question
+    from docintel.references import Resolver
+    from docintel.retrieval import Candidate
+    from docintel.store import Store
+
+    store = Store(i1040nr_store.store)
+    doc_id = next(iter(store.manifest()["documents"]))
+    ranking = [Candidate(doc_id=doc_id, page_num=n, page_label=str(n), score=1.0 - k / 10, bm25=1.0, line_start=1, line_end=200)
+               for k, n in enumerate([16, 1, 24, 23, 20])]
+    question = "The 1040NR IRA deduction instructions send me to the instructions for the saver's credit. Who counts as a student for it?"
+    lead, how = _premise_pointer(store, parse_question(question), [doc_id], Resolver(store), set(), ranking)
+    assert how == "follow_premise_pointer" and lead is not None, how
+    assert [r.raw_text for r in lead[1]] == ["instructions for line 48 beginning on page 20"]
+
+
 def test_a_premise_sent_to_the_page_it_matches_best_is_answered_from_the_page_that_sent_it(i1040nr_store, tmp_path):
     """"I paid interest on a student loan. The 1040NR's line 32 instructions send me to a
     worksheet to figure the deduction. ...?": the premise matches the worksheet's page (p17) best,

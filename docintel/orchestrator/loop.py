@@ -23,7 +23,8 @@ premise was sent ("The line 32 instructions send me to a worksheet to figure the
 the worksheet's page first: its "(see page 16)" is the way back, not the way on). When the premise's
 page has no pointer to a page the asked part matches and no way back, the way on is tried from it
 too: an asked part saying only "it" ("... point me to the instructions for that credit. Above what
-AGI can I not take it?") may rank the credit's page low, the whole question higher.
+AGI can I not take it?") may rank the credit's page low, the whole question higher (the way on may
+then reach any page the whole question ranks).
 When the whole premise finds no such page, its sentences that report what the document says
 ("Before we wipe ... SP 800-88 says one of its sections covers roles and responsibilities.")
 are tried alone (``follow_reported_pointer``); that answer stands only if it got further.
@@ -559,7 +560,8 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
     mentions a part on one of the PREMISE_TARGETS pages the asked part alone matches best, and is
     not itself the asked part's best page; (None, "") otherwise (no premise, or no such pointer).
     When the premise says where it was sent, the way on (:func:`_pointing_on`) may also reach one
-    of the first pages of the whole question's ranking (``candidates``).
+    of the first pages of the whole question's ranking (``candidates``); from a page that is not
+    the asked part's best, when nothing else leads on from it, any page of that ranking.
     The page is the one the whole premise matches best (``follow_premise_pointer``), else the one
     its sentences reporting what the document says match best (``follow_reported_pointer``), that
     one first when the two rankings hold the same two pages first, each the other way round

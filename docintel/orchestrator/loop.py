@@ -9,22 +9,22 @@ describes: when that page points at a page the asked part matches (``follow_prem
 in the trace), it is read and its pointer followed first; if that does not give a complete
 answer, the question is answered as below from the pages it matches, and that answer replaces
 the first only if it got further (complete, or waiting on a pointer, where the first was partial).
-When the premise says the document sent it to a part ("... the filing instructions point me to
-the direct deposit instructions") and the page it matches best is the asked part's best too, that
-page is where it was sent from when one of its pointers, in a sentence naming what the premise
-says it was sent to (or, when it only points, the sentence before: "... credit (saver's credit).
-See the instructions for line 48 ..."), leads to another page the asked part or the whole
-question matches: that pointer is followed (``follow_premise_pointer``). Else the page is where it was sent to, and the
-next page the premise matches that points at it, in such a sentence, is read and its pointer
-followed (``follow_pointer_back``); either answer stands unless the answer from the pages the
-question matches got further. The way back is tried too when the premise's page is not the asked
-part's best but the pointer the premise route would follow from it names nothing of where the
-premise was sent ("The line 32 instructions send me to a worksheet to figure the deduction." and
-the worksheet's page first: its "(see page 16)" is the way back, not the way on). When the premise's
-page has no pointer to a page the asked part matches and no way back, the way on is tried from it
-too: an asked part saying only "it" ("... point me to the instructions for that credit. Above what
-AGI can I not take it?") may rank the credit's page low, the whole question higher (the way on may
-then reach any page the whole question ranks).
+When the premise says the document sent it to a part ("... the filing instructions point me to the
+direct deposit instructions") and the page it matches best is the asked part's best too, that page
+is where it was sent from when one of its pointers, in a sentence naming what the premise says it
+was sent to (or, when it only points, the sentence before: "... credit (saver's credit). See the
+instructions for line 48 ..."), leads to another page the asked part or the whole question
+matches: that pointer is followed (``follow_premise_pointer``). Else the page is where it was sent
+to, and the next page the premise matches that points at it, in such a sentence, is read and its
+pointer followed (``follow_pointer_back``); either answer stands unless the answer from the pages
+the question matches got further. The way back is tried too when the premise's page is not the
+asked part's best but the pointer the premise route would follow from it names nothing of where
+the premise was sent ("The line 32 instructions send me to a worksheet to figure the deduction."
+and the worksheet's page first: its "(see page 16)" is the way back, not the way on). When the
+premise's page has no pointer to a page the asked part matches and no way back, the way on is
+tried from it too: an asked part saying only "it" ("... point me to the instructions for that
+credit. Above what AGI can I not take it?") may rank the credit's page low, the whole question
+higher (the way on may then reach any page the whole question ranks).
 When the whole premise finds no such page, its sentences that report what the document says
 ("Before we wipe ... SP 800-88 says one of its sections covers roles and responsibilities.")
 are tried alone (``follow_reported_pointer``); that answer stands only if it got further.
@@ -693,11 +693,11 @@ def _pointing_on(passages: list[Any], described: tuple, rank: dict[tuple, int], 
     when the premise says the document sent it on from there: its sentence (when it only points,
     with the one before) names where (``weights``: :func:`_sent_to`) and its target holds another
     page the asked part or the whole question matches (``rank``: :func:`_ranks`, as
-    :func:`_best_mention`). "The IRA deduction
-    instructions in the 1040NR booklet say I might also get the saver's credit and send me to the
-    instructions for that credit. Above what AGI ...?", with the IRA deduction page (p16) best for
-    premise and asked part: p16's "... credit (saver's credit). See the instructions for line 48
-    beginning on page 20.", for p21 ranked second. [] when none."""
+    :func:`_best_mention`). "The IRA deduction instructions in the 1040NR booklet say I might also
+    get the saver's credit and send me to the instructions for that credit. Above what AGI ...?",
+    with the IRA deduction page (p16) best for premise and asked part: p16's "... credit (saver's
+    credit). See the instructions for line 48 beginning on page 20.", for p21 ranked second. []
+    when none."""
     return _best_mention([m for m in _mentions(passages, resolver, attempted, amounts=amounts, lead_in=True) if _names(m, weights)],
                          rank, parsed, lambda ref, region, n: (region.doc_id, n) != described)
 

@@ -515,7 +515,7 @@ def _linked(passages: list[Any], candidates: list[Any], resolver: Any, attempted
     among the top LINKED_CANDIDATES (one pointer, or the parts of one list; [] when none points
     at a candidate). Any mention counts ("Section 5 discusses metrics ..."): the ranking has
     confirmed the link."""
-    rank = {(c.doc_id, c.page_num): i for i, c in enumerate(candidates[:LINKED_CANDIDATES])}
+    rank = _ranks(candidates, depth=LINKED_CANDIDATES)
     return _best_mention(_mentions(passages, resolver, attempted, amounts=money_amounts(parsed.text)), rank, parsed,
                          lambda ref, region, n: n != ref.origin.page)
 
@@ -643,18 +643,18 @@ def _premise_pointer(store: Any, parsed: Any, doc_ids: list[str], resolver: Any,
             # another document first: the way on may lead to a page the whole question matches,
             # its first pages first, then any it ranks ("... send me to the instructions for the
             # saver's credit. Who counts as a student for it?": p20 seventh)
-            anywhere = {(c.doc_id, c.page_num): PREMISE_TARGETS + i for i, c in enumerate(candidates)}
-            on = _pointing_on(premise_passages, described, {**anywhere, **reach}, parsed, weights, resolver, attempted, amounts)
+            anywhere = {**_ranks(candidates, depth=len(candidates)), **reach}
+            on = _pointing_on(premise_passages, described, anywhere, parsed, weights, resolver, attempted, amounts)
             if on:
                 return (premise_passages, on), how
     return None, ""
 
 
-def _ranks(*rankings: list[Any]) -> dict[tuple, int]:
-    """(doc, page) -> its best rank among the first PREMISE_TARGETS of each ranking (candidates)."""
+def _ranks(*rankings: list[Any], depth: int = PREMISE_TARGETS) -> dict[tuple, int]:
+    """(doc, page) -> its best rank among the first ``depth`` of each ranking (candidates)."""
     rank: dict[tuple, int] = {}
     for cands in rankings:
-        for i, c in enumerate(cands[:PREMISE_TARGETS]):
+        for i, c in enumerate(cands[:depth]):
             rank[(c.doc_id, c.page_num)] = min(i, rank.get((c.doc_id, c.page_num), i))
     return rank
 

@@ -850,10 +850,10 @@ def test_a_premise_sent_on_from_the_page_that_answers_best_follows_the_pointer_n
     instructions ... say I might also get the saver's credit and send me to the instructions for
     that credit.") and its asked part, and p21 and p17 next for the asked part, p16 is where the
     premise was sent from: its pointer whose sentence (when it only points, with the one before)
-    names where it was sent is the one followed. "... credit (saver's credit). See the instructions for line 48 beginning
-    on page 20." names the credit only in the sentence before; sent to "a worksheet for my
-    modified AGI", it is "Use lines 2 through 4 of the worksheet on page 17 to figure your
-    modified AGI."; sent to "the table of boiling points", none."""
+    names where it was sent is the one followed. "... credit (saver's credit). See the
+    instructions for line 48 beginning on page 20." names the credit only in the sentence before;
+    sent to "a worksheet for my modified AGI", it is "Use lines 2 through 4 of the worksheet on
+    page 17 to figure your modified AGI."; sent to "the table of boiling points", none."""
     from docintel.orchestrator.loop import _pointing_on, _sent_to
     from docintel.questions import parse_question
     from docintel.questions.parse import pointed_to

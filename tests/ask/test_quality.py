@@ -899,6 +899,60 @@ def test_a_premise_sent_on_reaches_a_page_the_whole_question_matches(i1040nr_sto
     assert "$26,000" in out.answer
 
 
+def test_a_page_the_premise_was_sent_on_from_is_not_quoted_as_the_answer(i1040nr_store, tmp_path):
+    """"... say I might also get the saver's credit and point me to the instructions for that
+    credit. Above what AGI can I not take it, and who counts as a student?": the premise's page
+    (p16) is where the asker read, and its pointer is followed to the credit's instructions
+    (p20-21). Each ask is answered apart, and p16's student loan conditions match "AGI" and
+    "student" ("Your modified adjusted gross income (AGI) is less than $70,000."): they were
+    quoted as answers beside the credit's "$26,000", and a reader could take $70,000 for the
+    credit's cap. The page the asker was sent on from gives only the pointer."""
+    out, got = _traced_ask(i1040nr_store.store, tmp_path)(
+        "The IRA deduction instructions in the 1040NR booklet say I might also get the saver's credit and point me to "
+        "the instructions for that credit. Above what AGI can I not take it, and who counts as a student?")
+    assert got["follow_premise_pointer"]["pointer"] == "instructions for line 48 beginning on page 20", got.keys()
+    assert out.answer_completeness == Completeness.complete
+    assert "$26,000" in out.answer and "full-time student" in out.answer
+    assert "$70,000" not in out.answer and "qualified student loan" not in out.answer
+    assert {c.page for c in out.citations if c.retrieved_via == RetrievedVia.primary} == {16}
+
+
+SENT_ON_PAGE = [
+    "Student loan interest. You can take this deduction only if your modified",
+    "adjusted gross income (AGI) is less than $70,000.",
+    "Saver's credit. You may be able to take the retirement savings contributions credit (saver's",
+    "credit); see the instructions for line 48 beginning on page 20.",
+]
+SENT_ON_QUESTION = ("The IRA instructions say I might also get the saver's credit and point me to the instructions for "
+                    "that credit. Above what AGI can I not take it?")
+
+
+def _sent_on(target: list[str]):
+    """The answer to SENT_ON_QUESTION from SENT_ON_PAGE (p16) and ``target``, the page (p20) the
+    loop reached by the pointer the premise reports, on its own (``linked``)."""
+    ref = _followed(target, 20, "20", "instructions for line 48 beginning on page 20", Origin(page=16, line=4))
+    return _generate(SENT_ON_QUESTION, [_passage(SENT_ON_PAGE, page=16, page_label="16"),
+                                        ref.model_copy(update={"linked": True})])
+
+
+def test_the_target_of_the_pointer_the_premise_reports_answers_alone():
+    """The page the premise says sent the asker on is where the asker read: its pointer is quoted,
+    its other sentences are not, however well they match ("AGI is less than $70,000" is the student
+    loan deduction's, not the credit's), when the target answers."""
+    out = _sent_on(["You cannot take the credit if the amount on Form 1040NR, line 36, is more than $26,000."])
+    assert out.answer_completeness == Completeness.complete, out.answer
+    assert "$26,000" in out.answer and "see the instructions for line 48" in out.answer
+    assert "$70,000" not in out.answer
+
+
+def test_when_the_target_of_the_reported_pointer_does_not_answer_the_page_may():
+    """A target that does not answer on its own (a form's page whose words the question does not
+    use) leaves the answer to the page's own sentences, as for any other question."""
+    out = _sent_on(["Complete Form 8880 and attach it to Form 1040NR."])
+    assert "$70,000" in out.answer, out.answer
+    assert out.answer_completeness == Completeness.complete, out.answer
+
+
 def test_a_premise_sent_on_reaches_a_page_the_whole_question_ranks_lower(i1040nr_store):
     """"The 1040NR IRA deduction instructions send me to the instructions for the saver's credit.
     Who counts as a student for it?": the asked part ranks other pages (none of them p16 or the

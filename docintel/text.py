@@ -244,17 +244,33 @@ def runs_on(text: str) -> bool:
     return t[:1].islower() and BULLET.match(t) is None
 
 
+_MAX_TITLE_WORDS = 12
+"""The most words a line of capitalised words set as a heading has (a numbered heading's too)."""
+
+
 def is_heading(t: str, prev_text: str) -> bool:
     """A short line without end punctuation after a finished sentence ("5.3", "Optimizer"), or a
     numbered heading ("3.4.1 Software Inventory Management")."""
     t = t.strip()
     if t.endswith((".", ",", ";", ":", "-")) or _SENTENCE_END_IN.search(t):
         return False
-    if NUMBERED_HEADING.match(t) and len(t.split()) <= 12:
+    if NUMBERED_HEADING.match(t) and len(t.split()) <= _MAX_TITLE_WORDS:
         return True
     return len(t.split()) <= 5 and (
         not prev_text or _FINISHED.search(prev_text.rstrip()) is not None or HEADING_NUM.match(t) is not None
     )
+
+
+def _set_as_heading(t: str) -> bool:
+    """Whether a line its type sets apart as a heading (``"heading"``) is one wherever it stands:
+    a line of capitals ("ESTIMATED COSTS"), or of capitalised words, two or more and no end
+    punctuation, however long or whatever ends before it (FIPS 199's bold "Security
+    Categorization Applied to Information Types" after "... threatening injuries.", the 1040NR's
+    bold "Student Loan Interest Deduction" after "... within the United States;"). One word is
+    none: the 1040NR's bold "CAUTION" label sits inside the sentence it stands beside."""
+    if _CAPITALS_HEADING.match(t) is not None:
+        return True
+    return 2 <= len(t.split()) <= _MAX_TITLE_WORDS and TITLED.match(t) is not None
 
 
 def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = None) -> tuple[str, list[tuple[int, int]]]:
@@ -265,8 +281,8 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
     knows (:func:`docintel.retrieval.region.mark_type`). A short line set as ``"body"`` that the
     next line runs on is the start of a sentence wrapped in a narrow column ("Generally, you are
     considered a" | "resident alien if you meet ..."), not a heading, however short. A line of
-    capitals set as ``"heading"`` is a heading wherever it stands ("ESTIMATED COSTS" between two
-    lines of one sentence). After a line set ``"beside"`` the line after it, the next cell of a
+    capitals or capitalised words set as ``"heading"`` is a heading wherever it stands
+    (:func:`_set_as_heading`: "ESTIMATED COSTS" between two lines of one sentence). After a line set ``"beside"`` the line after it, the next cell of a
     table's row, starts afresh unless it runs on ("File integrity checking software" | "File
     integrity checking software can detect ...") or the line set beside it is a label ending in
     a colon ("1. Number of qualifying children:" | "X $1,000."). A line set ``"aside"`` (a margin
@@ -284,7 +300,7 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
         heading = not marker and ((is_heading(t, text) and (not wrapped or NUMBERED_HEADING.match(t) is not None)) or (
             heading_open and not wrapped and len(t.split()) <= 5 and not t.endswith(".") and not _SENTENCE_END_IN.search(t)
         ) or (CAPTION_LINE.match(t) is not None and not t.endswith(".")) or (
-            set_as.get(num) == "heading" and _CAPITALS_HEADING.match(t) is not None))
+            set_as.get(num) == "heading" and _set_as_heading(t)))
         if marker:  # the item a lone bullet marks goes on its line
             text += " "
         elif (

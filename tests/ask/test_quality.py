@@ -1547,6 +1547,49 @@ def test_a_heading_in_capitals_set_apart_by_its_type_ends_the_sentence_it_interr
     assert "The FAA will post the draft Boeing 737 Flight Standardization" in units, units
 
 
+def test_a_title_of_capitalised_words_set_apart_by_its_type_is_no_word_of_the_sentences_beside_it():
+    """A bold title of capitalised words between lines that are not bold is a heading wherever it
+    stands, as a line of capitals is. The 1040NR (p17) sets the bold "Student Loan Interest
+    Deduction" | "Worksheet—Line 32" after "... within the United States;", in reading order:
+    it was read as that sentence's last words. One bold word stays a word of its sentence (the
+    1040NR's "CAUTION" icon is left out as ``"aside"``; an acronym list sets each acronym bold)."""
+    from docintel.text import join_lines
+
+    text, _ = join_lines([(109, "or in significant part within the United States;"),
+                          (112, "Student Loan Interest Deduction"), (115, "Worksheet—Line 32"),
+                          (116, "Keep for Your Records"), (119, "Before you begin:")],
+                         {109: "body", 112: "heading", 115: "heading", 116: "body", 119: "heading"})
+    assert text.split("\n")[:2] == ["or in significant part within the United States;", "Student Loan Interest Deduction"]
+    lines = [(1, "You must send it to the Internal Revenue Service and the"), (2, "Social Security Administration"),
+             (3, "by the due date.")]
+    for mark in (None, "body"):  # not set apart (or no type known, OCR): the sentence runs on
+        assert join_lines(lines, {2: mark})[0] == ("You must send it to the Internal Revenue Service and the "
+                                                   "Social Security Administration by the due date.")
+    assert join_lines(lines, {2: "heading"})[0].split("\n")[1] == "Social Security Administration"
+    text, _ = join_lines([(1, "In this guide, as in others, the term"), (2, "CSIRT"), (3, "means a team.")],
+                         {1: "body", 2: "heading", 3: "body"})
+    assert text == "In this guide, as in others, the term CSIRT means a team."
+
+
+def test_a_bold_title_of_six_words_does_not_open_the_sentence_after_it(fips199_store):
+    """FIPS 199 p7 sets "Security Categorization Applied to Information Types" in bold 11.5 pt
+    between 10.5 pt lines. Six words are too many for a short heading line, so it opened the
+    sentence after it ("Security Categorization Applied to Information Types The security
+    category of an information type can be associated with ..."), and a question about turning
+    information types' categories into a system's matched the title's words there."""
+    from docintel.retrieval import page_lines
+    from docintel.retrieval.region import _units
+    from docintel.store.store import Store
+
+    store = Store(fips199_store)
+    doc = store.resolve_docs(["NIST.FIPS.199.pdf"])[0]
+    page = page_lines(store, doc, [7])
+    units = [u.text for u in _units(page.sort_values("line_num"))]
+    assert "Security Categorization Applied to Information Types" in units, units
+    assert any(u.startswith("The security category of an information type can be associated with both user information")
+               for u in units), units
+
+
 def test_a_table_cell_beside_the_next_ends_its_run_and_a_column_running_on_does_not():
     """SP 800-61's Table 3-1 (p36) sets each source's label in a narrow cell ("File integrity" |
     "checking" | "software") and its description beside it, level with the label's first line.

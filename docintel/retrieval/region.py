@@ -524,8 +524,10 @@ def mark_type(lines: pd.DataFrame) -> pd.DataFrame:
     - ``"body"``: set in the same type as the line after it, neither bold nor larger. Nothing sets
       it apart as a heading, so a short one the next line runs on is a sentence's start.
     - ``"heading"``: set larger than the lines on both sides of it, or bold between lines that are
-      not: a heading, even where the column it ends runs on past it (the Federal Register sets
-      "ESTIMATED COSTS" at the foot of a column whose sentence goes on at the top of the next).
+      not, alone or one of two (a title on two lines: the 1040NR's "Student Loan Interest
+      Deduction" | "Worksheet—Line 32"): a heading, even where the column it ends runs on past it
+      (the Federal Register sets "ESTIMATED COSTS" at the foot of a column whose sentence goes on
+      at the top of the next).
     - ``"beside"``: the line after it starts level with it, or with one of the few lines just
       above it, and right of all of them: the next cell of a table's row or a glossary's entry
       (SP 800-61's Table 3-1: "File integrity" | "checking" | "software", then "File integrity
@@ -563,7 +565,9 @@ def mark_type(lines: pd.DataFrame) -> pd.DataFrame:
     with np.errstate(invalid="ignore"):
         body = (bold == 0) & (after_bold == 0) & (size <= after_size + 0.5)
         larger = (size > after_size + 0.5) & (size > before_size + 0.5)
-        stands_out = (bold == 1) & (after_bold == 0) & (before_bold == 0)
+        first_of_two = (before_bold == 0) & (after_bold == 1) & (neighbour(bold, 2) == 0)
+        second_of_two = (neighbour(bold, -2) == 0) & (before_bold == 1) & (after_bold == 0)
+        stands_out = (bold == 1) & (((after_bold == 0) & (before_bold == 0)) | first_of_two | second_of_two)
     x0, x1, y0 = (text[c].to_numpy(dtype=float, na_value=np.nan) if c in text else np.full(n, np.nan)
                   for c in ("x0", "x1", "y0"))
     beside = _beside(page, x0, x1, y0, size)

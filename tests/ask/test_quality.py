@@ -1571,6 +1571,41 @@ def test_a_title_of_capitalised_words_set_apart_by_its_type_is_no_word_of_the_se
     assert text == "In this guide, as in others, the term CSIRT means a team."
 
 
+def test_a_bold_title_on_two_lines_is_set_apart_as_a_heading_and_a_bold_paragraph_is_not():
+    """Read in column order, the 1040NR's two-line bold title "Student Loan Interest Deduction" |
+    "Worksheet—Line 32" stands between lines that are not bold; neither line was bold between two
+    lines that are not, so neither was set apart. Three bold lines in a row are a bold paragraph."""
+    import pandas as pd
+
+    from docintel.retrieval.region import mark_type
+
+    rows = [("or in significant part within the United States;", False), ("Student Loan Interest Deduction", True),
+            ("Worksheet—Line 32", True), ("Before you begin: Figure any amount to be entered on", False),
+            ("the dotted line next to line 34.", False), ("Do not use this", True), ("worksheet if you", True),
+            ("file Form 2555.", True), ("The next line.", False)]
+    page = pd.DataFrame({"page_num": 17, "line_num": range(1, 1 + len(rows)), "text": [t for t, _ in rows],
+                         "font_size": 9.5, "bold": [b for _, b in rows], "kind": "text"})
+    marks = dict(zip(page["text"], mark_type(page)["set_as"]))
+    assert marks["Student Loan Interest Deduction"] == marks["Worksheet—Line 32"] == "heading", marks
+    assert all(marks[t] != "heading" for t in ("Do not use this", "worksheet if you", "file Form 2555.")), marks
+
+
+def test_a_worksheet_under_a_two_line_title_is_read_apart_from_the_sentence_before_it(i1040nr_store):
+    """1040NR p17 (escalated, read in column order): the worksheet's bold two-line title came after
+    "... within the United States;" and was read as that sentence's words, which then held the
+    question's "student loan interest deduction worksheet" better than any line of the worksheet:
+    the answer quoted the domestic production activities deduction and not the worksheet's
+    "$2,500" cap or its "$55,000" threshold."""
+    from docintel import api
+
+    out = api.ask("The line 32 instructions of the 2007 1040NR send me to a worksheet for the student loan "
+                  "interest deduction. How much interest can the worksheet take at most, and above what amount on "
+                  "line 4 is the deduction reduced?", i1040nr_store)
+    assert "United States; Student Loan" not in out.answer, out.answer
+    assert "Do not enter more than $2,500" in out.answer and "$55,000" in out.answer, out.answer
+    assert any(c.page == 17 and c.retrieved_via == RetrievedVia.reference for c in out.citations), out.answer
+
+
 def test_a_bold_title_of_six_words_does_not_open_the_sentence_after_it(fips199_store):
     """FIPS 199 p7 sets "Security Categorization Applied to Information Types" in bold 11.5 pt
     between 10.5 pt lines. Six words are too many for a short heading line, so it opened the

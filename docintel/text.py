@@ -262,12 +262,13 @@ def is_heading(t: str, prev_text: str) -> bool:
 
 
 def _set_as_heading(t: str) -> bool:
-    """Whether a line its type sets apart as a heading (``"heading"``) is one wherever it stands:
-    a line of capitals ("ESTIMATED COSTS"), or of capitalised words, two or more and no end
-    punctuation, however long or whatever ends before it (FIPS 199's bold "Security
+    """Whether a line its type sets apart as a heading (``"heading"``) is one wherever it stands,
+    whatever ends before it: a line of capitals ("ESTIMATED COSTS"), or of two to
+    _MAX_TITLE_WORDS capitalised words without end punctuation (FIPS 199's bold "Security
     Categorization Applied to Information Types" after "... threatening injuries.", the 1040NR's
     bold "Student Loan Interest Deduction" after "... within the United States;"). One word is
-    none: the 1040NR's bold "CAUTION" label sits inside the sentence it stands beside."""
+    none: the 1040NR's bold "CAUTION" label sits inside the sentence it stands beside, and an
+    acronym list sets each acronym bold."""
     if _CAPITALS_HEADING.match(t) is not None:
         return True
     return 2 <= len(t.split()) <= _MAX_TITLE_WORDS and TITLED.match(t) is not None
@@ -282,11 +283,12 @@ def join_lines(lines: list[tuple[int, str]], set_as: Mapping[int, str] | None = 
     next line runs on is the start of a sentence wrapped in a narrow column ("Generally, you are
     considered a" | "resident alien if you meet ..."), not a heading, however short. A line of
     capitals or capitalised words set as ``"heading"`` is a heading wherever it stands
-    (:func:`_set_as_heading`: "ESTIMATED COSTS" between two lines of one sentence). After a line set ``"beside"`` the line after it, the next cell of a
-    table's row, starts afresh unless it runs on ("File integrity checking software" | "File
-    integrity checking software can detect ...") or the line set beside it is a label ending in
-    a colon ("1. Number of qualifying children:" | "X $1,000."). A line set ``"aside"`` (a margin
-    icon's "CAUTION") is left out."""
+    (:func:`_set_as_heading`: "ESTIMATED COSTS" between two lines of one sentence). After a
+    line set ``"beside"`` the line after it, the next cell of a table's row, starts afresh
+    unless it runs on ("File integrity checking software" | "File integrity checking software
+    can detect ...") or the line set beside it is a label ending in a colon ("1. Number of
+    qualifying children:" | "X $1,000."). A line set ``"aside"`` (a margin icon's "CAUTION") is
+    left out."""
     set_as = set_as or {}
     text = ""
     spans: list[tuple[int, int]] = []
